@@ -1,0 +1,225 @@
+"""The ALBERT encoder as Keras 3 layers, numerically identical to the original TF1 `modeling.py`.
+
+Data flow (B batch, T tokens, E embedding_size, H hidden_size, N heads, D = H / N, I intermediate_size):
+
+    input_ids, segment_ids --word + type + position embeddings (width E)--> LayerNorm --> dropout   [B,T,E]
+      --> Dense E->H (only when E != H)                                                             [B,T,H]
+      --> L layers x inner_group_num post-LN blocks, each block's weights taken from its group       [B,T,H]
+      --> tanh pooler on token 0                                                                     [B,H]
+
+Layer names follow the original's variable scopes so that `albert/checkpoints.py` can map every original TF1
+variable to a weight here with one readable table. Under a mixed-precision policy every LayerNorm runs in float32
+(its layer dtype is pinned) and attention softmax is computed in float32; residual sums are taken in float32.
+"""
+
+import keras
+from keras import ops
+
+from albert.config import AlbertConfig
+from albert.errors import AlbertError
+
+LAYER_NORM_EPSILON = 1e-12
+
+
+def get_activation(name: str):
+    """The original's activations. ALBERT's "gelu" is the tanh approximation (not the erf form)."""
+    if name == "gelu":
+        return lambda x: keras.activations.gelu(x, approximate=True)
+    if name == "linear":
+        return None
+    return {"relu": keras.activations.relu, "tanh": keras.activations.tanh}[name]
+
+
+def truncated_normal(stddev: float):
+    """TF1's truncated_normal_initializer: normal(0, stddev) redrawn outside 2 standard deviations."""
+    return keras.initializers.TruncatedNormal(stddev=stddev)
+
+
+def layer_norm(name: str) -> keras.layers.LayerNormalization:
+    """LayerNorm over the last axis, epsilon 1e-12, always computed in float32."""
+    return keras.layers.LayerNormalization(axis=-1, epsilon=LAYER_NORM_EPSILON, dtype="float32", name=name)
+
+
+def dense(units: int, config: AlbertConfig, name: str, activation=None, use_bias=True) -> keras.layers.Dense:
+    return keras.layers.Dense(units, activation=activation, use_bias=use_bias, name=name,
+                              kernel_initializer=truncated_normal(config.initializer_range))
+
+
+def attention_bias(input_mask):
+    """Additive float32 bias [B,1,1,T]: 0 for real key positions, -10000 for padding (as the original)."""
+    mask = ops.cast(input_mask, "float32")
+    return (1.0 - mask[:, None, None, :]) * -10000.0
+
+
+class AlbertEmbeddings(keras.layers.Layer):
+    """Word, token-type and absolute-position embeddings of width E, summed, then LayerNorm and dropout."""
+
+    def __init__(self, config: AlbertConfig, **kwargs):
+        super().__init__(**kwargs)
+        self.config = config
+        self.layer_norm = layer_norm("LayerNorm")
+        self.dropout = keras.layers.Dropout(config.hidden_dropout_prob)
+
+    def build(self, input_shape=None):
+        c = self.config
+        init = truncated_normal(c.initializer_range)
+        self.word_embeddings = self.add_weight(
+            shape=(c.vocab_size, c.embedding_size), initializer=init, name="word_embeddings")
+        self.token_type_embeddings = self.add_weight(
+            shape=(c.type_vocab_size, c.embedding_size), initializer=init, name="token_type_embeddings")
+        self.position_embeddings = self.add_weight(
+            shape=(c.max_position_embeddings, c.embedding_size), initializer=init, name="position_embeddings")
+        self.layer_norm.build((None, None, c.embedding_size))
+
+    def call(self, input_ids, segment_ids, training=None):
+        seq_len = input_ids.shape[1]
+        if seq_len is not None and seq_len > self.config.max_position_embeddings:
+            raise AlbertError(
+                f"sequence length {seq_len} exceeds max_position_embeddings "
+                f"({self.config.max_position_embeddings}); use a max_seq_length of at most that")
+        seq_len = ops.shape(input_ids)[1]
+        x = ops.take(self.word_embeddings, input_ids, axis=0)
+        x = x + ops.take(self.token_type_embeddings, segment_ids, axis=0)
+        x = x + self.position_embeddings[None, :seq_len, :]
+        return self.dropout(self.layer_norm(x), training=training)
+
+
+class AttentionBlock(keras.layers.Layer):
+    """Multi-head self-attention, output projection, dropout, then LayerNorm(x + attention) (original
+    `attention_1` and the block's first `LayerNorm`)."""
+
+    def __init__(self, config: AlbertConfig, **kwargs):
+        super().__init__(**kwargs)
+        self.config = config
+        h = config.hidden_size
+        self.query = dense(h, config, "query")
+        self.key = dense(h, config, "key")
+        self.value = dense(h, config, "value")
+        self.output_dense = dense(h, config, "output_dense")
+        self.layer_norm = layer_norm("LayerNorm")
+        self.probs_dropout = keras.layers.Dropout(config.attention_probs_dropout_prob)
+        self.output_dropout = keras.layers.Dropout(config.hidden_dropout_prob)
+
+    def build(self, input_shape=None):
+        h = self.config.hidden_size
+        for layer in (self.query, self.key, self.value, self.output_dense):
+            layer.build((None, None, h))
+        self.layer_norm.build((None, None, h))
+
+    def call(self, x, bias, training=None):
+        c = self.config
+        batch, seq_len = ops.shape(x)[0], ops.shape(x)[1]
+        heads_shape = (batch, seq_len, c.num_attention_heads, c.head_size)
+        # Scaling q before the product equals the original's scaling of the logits, at T/D of the cost.
+        q = ops.reshape(self.query(x), heads_shape) * ops.cast(c.head_size ** -0.5, self.compute_dtype)
+        k = ops.reshape(self.key(x), heads_shape)
+        v = ops.reshape(self.value(x), heads_shape)
+        logits = ops.einsum("btnd,bsnd->bnts", q, k)
+        probs = ops.softmax(ops.cast(logits, "float32") + bias, axis=-1)
+        probs = self.probs_dropout(ops.cast(probs, self.compute_dtype), training=training)
+        context = ops.reshape(ops.einsum("bnts,bsnd->btnd", probs, v), (batch, seq_len, c.hidden_size))
+        out = self.output_dropout(self.output_dense(context), training=training)
+        return self.layer_norm(ops.cast(out, "float32") + ops.cast(x, "float32"))
+
+
+class FeedForwardBlock(keras.layers.Layer):
+    """Dense H->I with the hidden activation, Dense I->H, dropout, then LayerNorm(x + ffn) (original `ffn_1` and
+    the block's `LayerNorm_1`)."""
+
+    def __init__(self, config: AlbertConfig, **kwargs):
+        super().__init__(**kwargs)
+        self.config = config
+        self.intermediate = dense(config.intermediate_size, config, "intermediate",
+                                  activation=get_activation(config.hidden_act))
+        self.output_dense = dense(config.hidden_size, config, "output_dense")
+        self.layer_norm = layer_norm("LayerNorm_1")
+        self.dropout = keras.layers.Dropout(config.hidden_dropout_prob)
+
+    def build(self, input_shape=None):
+        self.intermediate.build((None, None, self.config.hidden_size))
+        self.output_dense.build((None, None, self.config.intermediate_size))
+        self.layer_norm.build((None, None, self.config.hidden_size))
+
+    def call(self, x, training=None):
+        out = self.dropout(self.output_dense(self.intermediate(x)), training=training)
+        return self.layer_norm(ops.cast(out, "float32") + ops.cast(x, "float32"))
+
+
+def block_plan(config: AlbertConfig) -> list[tuple[str, str]]:
+    """For every block application (layer-major, then inner group), the keys of its attention and FFN weights.
+
+    A shared part is keyed by the original scope `group_<g>/inner_group_<k>` with g from the original's layer ->
+    group rule; a part that `config.sharing` leaves unshared is keyed `layer_<l>/inner_group_<k>`.
+    """
+    plan = []
+    for layer_idx in range(config.num_hidden_layers):
+        group = config.group_of_layer(layer_idx)
+        for inner in range(config.inner_group_num):
+            shared = f"group_{group}/inner_group_{inner}"
+            own = f"layer_{layer_idx}/inner_group_{inner}"
+            attention_key = shared if config.sharing in ("all", "attention") else own
+            ffn_key = shared if config.sharing in ("all", "ffn") else own
+            plan.append((attention_key, ffn_key))
+    return plan
+
+
+class AlbertEncoder(keras.Model):
+    """The ALBERT encoder.
+
+    Call with a dict of int32 [B,T] tensors `input_ids`, `input_mask` (default all ones), `segment_ids` (default
+    zeros); returns a dict with `sequence_output` [B,T,H], `pooled_output` [B,H], `encoder_outputs` (a list of
+    num_hidden_layers x inner_group_num [B,T,H] tensors, one per block application, as the original) and
+    `embedding_output` [B,T,E]. Dropout is active only with `training=True`.
+    """
+
+    def __init__(self, config: AlbertConfig, name="albert", **kwargs):
+        super().__init__(name=name, **kwargs)
+        self.config = config
+        self.embeddings = AlbertEmbeddings(config, name="embeddings")
+        self.embedding_projection = None
+        if config.embedding_size != config.hidden_size:
+            self.embedding_projection = dense(config.hidden_size, config, "embedding_hidden_mapping_in")
+        self.plan = block_plan(config)
+        self.attention_blocks, self.ffn_blocks = {}, {}
+        for attention_key, ffn_key in self.plan:
+            if attention_key not in self.attention_blocks:
+                self.attention_blocks[attention_key] = AttentionBlock(
+                    config, name=attention_key.replace("/", "_") + "_attention")
+            if ffn_key not in self.ffn_blocks:
+                self.ffn_blocks[ffn_key] = FeedForwardBlock(config, name=ffn_key.replace("/", "_") + "_ffn")
+        self.pooler = dense(config.hidden_size, config, "pooler", activation="tanh")
+        self.build()
+
+    def build(self, input_shape=None):
+        c = self.config
+        self.embeddings.build()
+        if self.embedding_projection is not None:
+            self.embedding_projection.build((None, None, c.embedding_size))
+        for block in list(self.attention_blocks.values()) + list(self.ffn_blocks.values()):
+            block.build()
+        self.pooler.build((None, c.hidden_size))
+
+    def call(self, inputs, training=None):
+        input_ids = inputs["input_ids"]
+        input_mask = inputs.get("input_mask")
+        segment_ids = inputs.get("segment_ids")
+        if input_mask is None:
+            input_mask = ops.ones_like(input_ids)
+        if segment_ids is None:
+            segment_ids = ops.zeros_like(input_ids)
+        embedding_output = self.embeddings(input_ids, segment_ids, training=training)
+        x = embedding_output
+        if self.embedding_projection is not None:
+            x = self.embedding_projection(x)
+        bias = attention_bias(input_mask)
+        encoder_outputs = []
+        for attention_key, ffn_key in self.plan:
+            x = self.attention_blocks[attention_key](x, bias, training=training)
+            x = self.ffn_blocks[ffn_key](x, training=training)
+            encoder_outputs.append(x)
+        return {
+            "sequence_output": x,
+            "pooled_output": self.pooler(x[:, 0, :]),
+            "encoder_outputs": encoder_outputs,
+            "embedding_output": embedding_output,
+        }

@@ -1,0 +1,125 @@
+"""Keras models made of the encoder and a head: pretraining (MLM + SOP) and the fine-tuning tasks.
+
+Each model keeps its encoder as `.encoder` and its heads under fixed attribute names, which the checkpoint name
+table (`albert/checkpoints.py`) uses; `checkpoint_heads` says which head tables apply.
+"""
+
+import keras
+from keras import ops
+
+from albert import heads
+from albert.config import AlbertConfig
+from albert.modeling import AlbertEncoder
+
+
+class _EncoderWithHeads(keras.Model):
+    """Builds every head as soon as the model is made, so weights exist before the first call (for checkpoint
+    loading and parameter counts)."""
+
+    def build(self, input_shape=None):
+        for name in ("mlm_head", "sop_head", "classifier_head", "squad_head", "choice_head"):
+            if hasattr(self, name):
+                getattr(self, name).build()
+
+
+class AlbertPretrainer(_EncoderWithHeads):
+    """Encoder + masked-LM + sentence-order heads. Inputs add `masked_lm_positions` [B,P]; outputs add
+    `mlm_logits` [B,P,V] and `sop_logits` [B,2] (float32)."""
+
+    checkpoint_heads = ("mlm", "sop")
+
+    def __init__(self, config: AlbertConfig, name="albert_pretrainer", **kwargs):
+        super().__init__(name=name, **kwargs)
+        self.config = config
+        self.encoder = AlbertEncoder(config)
+        self.mlm_head = heads.MaskedLMHead(config, name="predictions")
+        self.sop_head = heads.SentenceOrderHead(config, name="seq_relationship")
+        self.build()
+
+    def call(self, inputs, training=None):
+        outputs = dict(self.encoder(inputs, training=training))
+        outputs["mlm_logits"] = self.mlm_head(outputs["sequence_output"], inputs["masked_lm_positions"],
+                                              self.encoder.embeddings.word_embeddings)
+        outputs["sop_logits"] = self.sop_head(outputs["pooled_output"])
+        return outputs
+
+
+class AlbertClassifier(_EncoderWithHeads):
+    """GLUE classification (num_labels > 1) or regression (num_labels == 1, STS-B): outputs `logits`
+    [B,num_labels] (float32)."""
+
+    checkpoint_heads = ("classifier",)
+
+    def __init__(self, config: AlbertConfig, num_labels: int, dropout_prob: float = 0.1,
+                 name="albert_classifier", **kwargs):
+        super().__init__(name=name, **kwargs)
+        self.config = config
+        self.encoder = AlbertEncoder(config)
+        self.classifier_head = heads.ClassificationHead(config, num_labels, dropout_prob, name="classifier")
+        self.build()
+
+    def call(self, inputs, training=None):
+        outputs = dict(self.encoder(inputs, training=training))
+        outputs["logits"] = self.classifier_head(outputs["pooled_output"], training=training)
+        return outputs
+
+
+class AlbertSquadV1(_EncoderWithHeads):
+    """SQuAD v1.1 span model: outputs `start_logits`, `end_logits` [B,T] (float32)."""
+
+    checkpoint_heads = ("squad_v1",)
+
+    def __init__(self, config: AlbertConfig, name="albert_squad_v1", **kwargs):
+        super().__init__(name=name, **kwargs)
+        self.config = config
+        self.encoder = AlbertEncoder(config)
+        self.squad_head = heads.SquadV1Head(config, name="squad")
+        self.build()
+
+    def call(self, inputs, training=None):
+        outputs = dict(self.encoder(inputs, training=training))
+        outputs.update(self.squad_head(outputs["sequence_output"], training=training))
+        return outputs
+
+
+class AlbertSquadV2(_EncoderWithHeads):
+    """SQuAD 2.0 with the original XLNet-style head. Inputs add `p_mask` [B,T] and, for the training outputs,
+    `start_positions` [B]; see `heads.SquadV2Head` for the outputs of each mode."""
+
+    checkpoint_heads = ("squad_v2",)
+
+    def __init__(self, config: AlbertConfig, start_n_top: int = 5, end_n_top: int = 5, dropout_prob: float = 0.1,
+                 name="albert_squad_v2", **kwargs):
+        super().__init__(name=name, **kwargs)
+        self.config = config
+        self.encoder = AlbertEncoder(config)
+        self.squad_head = heads.SquadV2Head(config, start_n_top, end_n_top, dropout_prob, name="squad_v2")
+        self.build()
+
+    def call(self, inputs, training=None):
+        outputs = dict(self.encoder(inputs, training=training))
+        outputs.update(self.squad_head(outputs["sequence_output"], inputs["p_mask"],
+                                       start_positions=inputs.get("start_positions"), training=training))
+        return outputs
+
+
+class AlbertMultipleChoice(_EncoderWithHeads):
+    """RACE multiple choice: inputs are [B,C,T]; outputs `logits` [B,C] (float32)."""
+
+    checkpoint_heads = ("choice",)
+
+    def __init__(self, config: AlbertConfig, num_choices: int = 4, dropout_prob: float = 0.1,
+                 name="albert_multiple_choice", **kwargs):
+        super().__init__(name=name, **kwargs)
+        self.config = config
+        self.num_choices = num_choices
+        self.encoder = AlbertEncoder(config)
+        self.choice_head = heads.MultipleChoiceHead(config, num_choices, dropout_prob, name="choice")
+        self.build()
+
+    def call(self, inputs, training=None):
+        flat = {key: ops.reshape(value, (-1, ops.shape(value)[-1])) for key, value in inputs.items()
+                if key in ("input_ids", "input_mask", "segment_ids")}
+        outputs = dict(self.encoder(flat, training=training))
+        outputs["logits"] = self.choice_head(outputs["pooled_output"], training=training)
+        return outputs

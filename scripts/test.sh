@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Create .venv if needed, install requirements.txt and requirements-dev.txt, run the whole test suite.
+# Idempotent: a second run reuses the venv and reinstalls nothing that is already satisfied.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-python3}
+if [[ ! -x .venv/bin/python ]]; then
+  "$PYTHON" -m venv .venv
+fi
+.venv/bin/python -m pip install -q --disable-pip-version-check -r requirements.txt -r requirements-dev.txt \
+  2> >(grep -v "^WARNING: Location" >&2)
+export TF_CPP_MIN_LOG_LEVEL=${TF_CPP_MIN_LOG_LEVEL:-2}
+exec .venv/bin/python -m pytest "$@"
