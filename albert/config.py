@@ -85,6 +85,23 @@ class AlbertConfig:
         """The original's layer -> group rule: float division, then truncation."""
         return int(layer_idx / self.num_hidden_layers * self.num_hidden_groups)
 
+    def block_plan(self) -> list[tuple[str, str]]:
+        """For every block application (layer-major, then inner group), the keys of its attention and FFN weights.
+
+        A shared part is keyed by the original scope `group_<g>/inner_group_<k>`, g from the original's layer ->
+        group rule; a part that `sharing` leaves unshared is keyed `layer_<l>/inner_group_<k>`.
+        """
+        plan = []
+        for layer_idx in range(self.num_hidden_layers):
+            group = self.group_of_layer(layer_idx)
+            for inner in range(self.inner_group_num):
+                shared = f"group_{group}/inner_group_{inner}"
+                own = f"layer_{layer_idx}/inner_group_{inner}"
+                attention_key = shared if self.sharing in ("all", "attention") else own
+                ffn_key = shared if self.sharing in ("all", "ffn") else own
+                plan.append((attention_key, ffn_key))
+        return plan
+
     # -------------------------------------------------------------------------------------------------- JSON
     @classmethod
     def from_dict(cls, values: dict, source: str = "config") -> "AlbertConfig":

@@ -13,6 +13,7 @@ variable to a weight here with one readable table. Under a mixed-precision polic
 """
 
 import keras
+import tensorflow as tf
 from keras import ops
 
 from albert.config import AlbertConfig
@@ -58,7 +59,8 @@ class AlbertEmbeddings(keras.layers.Layer):
         super().__init__(**kwargs)
         self.config = config
         self.layer_norm = layer_norm("LayerNorm")
-        self.dropout = keras.layers.Dropout(config.hidden_dropout_prob)
+        # float32 like the LayerNorm before it: `embedding_output` is the LayerNorm's output, not a bf16 copy.
+        self.dropout = keras.layers.Dropout(config.hidden_dropout_prob, dtype="float32")
 
     def build(self, input_shape=None):
         c = self.config
@@ -106,7 +108,7 @@ class AttentionBlock(keras.layers.Layer):
             layer.build((None, None, h))
         self.layer_norm.build((None, None, h))
 
-    def call(self, x, bias, training=None):
+    def call(self, x, input_mask, training=None):
         c = self.config
         batch, seq_len = ops.shape(x)[0], ops.shape(x)[1]
         heads_shape = (batch, seq_len, c.num_attention_heads, c.head_size)
@@ -115,7 +117,7 @@ class AttentionBlock(keras.layers.Layer):
         k = ops.reshape(self.key(x), heads_shape)
         v = ops.reshape(self.value(x), heads_shape)
         logits = ops.einsum("btnd,bsnd->bnts", q, k)
-        probs = ops.softmax(ops.cast(logits, "float32") + bias, axis=-1)
+        probs = tf.nn.softmax(ops.cast(logits, "float32") + attention_bias(input_mask), axis=-1)
         probs = self.probs_dropout(ops.cast(probs, self.compute_dtype), training=training)
         context = ops.reshape(ops.einsum("bnts,bsnd->btnd", probs, v), (batch, seq_len, c.hidden_size))
         out = self.output_dropout(self.output_dense(context), training=training)
@@ -145,24 +147,6 @@ class FeedForwardBlock(keras.layers.Layer):
         return self.layer_norm(ops.cast(out, "float32") + ops.cast(x, "float32"))
 
 
-def block_plan(config: AlbertConfig) -> list[tuple[str, str]]:
-    """For every block application (layer-major, then inner group), the keys of its attention and FFN weights.
-
-    A shared part is keyed by the original scope `group_<g>/inner_group_<k>` with g from the original's layer ->
-    group rule; a part that `config.sharing` leaves unshared is keyed `layer_<l>/inner_group_<k>`.
-    """
-    plan = []
-    for layer_idx in range(config.num_hidden_layers):
-        group = config.group_of_layer(layer_idx)
-        for inner in range(config.inner_group_num):
-            shared = f"group_{group}/inner_group_{inner}"
-            own = f"layer_{layer_idx}/inner_group_{inner}"
-            attention_key = shared if config.sharing in ("all", "attention") else own
-            ffn_key = shared if config.sharing in ("all", "ffn") else own
-            plan.append((attention_key, ffn_key))
-    return plan
-
-
 class AlbertEncoder(keras.Model):
     """The ALBERT encoder.
 
@@ -179,7 +163,7 @@ class AlbertEncoder(keras.Model):
         self.embedding_projection = None
         if config.embedding_size != config.hidden_size:
             self.embedding_projection = dense(config.hidden_size, config, "embedding_hidden_mapping_in")
-        self.plan = block_plan(config)
+        self.plan = config.block_plan()
         self.attention_blocks, self.ffn_blocks = {}, {}
         for attention_key, ffn_key in self.plan:
             if attention_key not in self.attention_blocks:
@@ -211,10 +195,9 @@ class AlbertEncoder(keras.Model):
         x = embedding_output
         if self.embedding_projection is not None:
             x = self.embedding_projection(x)
-        bias = attention_bias(input_mask)
         encoder_outputs = []
         for attention_key, ffn_key in self.plan:
-            x = self.attention_blocks[attention_key](x, bias, training=training)
+            x = self.attention_blocks[attention_key](x, input_mask, training=training)
             x = self.ffn_blocks[ffn_key](x, training=training)
             encoder_outputs.append(x)
         return {

@@ -1,0 +1,28 @@
+"""Small shared pieces of the tests: tiny configs, fixture paths, a padded batch."""
+
+import os
+
+import numpy as np
+
+from albert import AlbertConfig
+
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
+PARITY_CASES = ("e_lt_h_shared", "groups3_inner2", "e_eq_h_relu")
+
+
+def tiny_config(**changes) -> AlbertConfig:
+    values = dict(vocab_size=40, embedding_size=8, hidden_size=16, num_hidden_layers=3, num_attention_heads=4,
+                  intermediate_size=24, max_position_embeddings=16, initializer_range=0.2)
+    values.update(changes)
+    return AlbertConfig(**values)
+
+
+def padded_batch(config: AlbertConfig, batch=3, seq=10, predictions=3, seed=0) -> dict:
+    rng = np.random.default_rng(seed)
+    lengths = np.linspace(seq, max(3, seq // 2), batch).astype(int)
+    ids = rng.integers(5, config.vocab_size, size=(batch, seq)).astype(np.int32)
+    mask = (np.arange(seq)[None, :] < lengths[:, None]).astype(np.int32)
+    segments = ((np.arange(seq)[None, :] >= lengths[:, None] // 2) & (mask == 1)).astype(np.int32)
+    positions = np.stack([rng.choice(np.arange(1, n), predictions, replace=False) for n in lengths])
+    return {"input_ids": ids * mask, "input_mask": mask, "segment_ids": segments,
+            "masked_lm_positions": np.sort(positions, axis=1).astype(np.int32)}

@@ -1,0 +1,75 @@
+"""Behaviour of the encoder beyond parity: dropout only in training, lengths, defaults, mixed precision."""
+
+import keras
+import numpy as np
+import pytest
+
+from albert import AlbertEncoder, AlbertError
+from tests.helpers import padded_batch, tiny_config
+
+
+def test_dropout_only_when_training():
+    config = tiny_config(hidden_dropout_prob=0.3, attention_probs_dropout_prob=0.3)
+    encoder = AlbertEncoder(config)
+    batch = padded_batch(config)
+    inputs = {k: batch[k] for k in ("input_ids", "input_mask", "segment_ids")}
+    a = np.asarray(encoder(inputs)["sequence_output"])
+    b = np.asarray(encoder(inputs, training=False)["sequence_output"])
+    c = np.asarray(encoder(inputs, training=True)["sequence_output"])
+    np.testing.assert_array_equal(a, b)
+    assert np.abs(a - c).max() > 1e-3
+
+
+def test_default_mask_and_segments_and_any_length():
+    config = tiny_config()
+    encoder = AlbertEncoder(config)
+    ids = np.random.default_rng(0).integers(1, 40, size=(2, 16)).astype(np.int32)
+    explicit = encoder({"input_ids": ids, "input_mask": np.ones_like(ids), "segment_ids": np.zeros_like(ids)})
+    implicit = encoder({"input_ids": ids})
+    np.testing.assert_array_equal(np.asarray(explicit["sequence_output"]), np.asarray(implicit["sequence_output"]))
+    for length in (1, 5, 16):
+        out = encoder({"input_ids": ids[:, :length]})
+        assert out["sequence_output"].shape == (2, length, 16) and out["pooled_output"].shape == (2, 16)
+    with pytest.raises(AlbertError, match=r"sequence length 17 exceeds max_position_embeddings \(16\)"):
+        encoder({"input_ids": np.ones((1, 17), np.int32)})
+
+
+def test_initialization_is_the_originals():
+    config = tiny_config(vocab_size=2000, embedding_size=64, initializer_range=0.02)
+    encoder = AlbertEncoder(config)
+    table = np.asarray(encoder.embeddings.word_embeddings)
+    assert np.abs(table).max() <= 0.04 + 1e-6  # truncated at 2 standard deviations
+    assert 0.015 < table.std() < 0.02  # a 2-sigma truncated normal has std 0.88 sigma
+    block = next(iter(encoder.ffn_blocks.values()))
+    np.testing.assert_array_equal(np.asarray(block.intermediate.bias), 0)
+    np.testing.assert_array_equal(np.asarray(block.layer_norm.gamma), 1)
+
+
+def test_mixed_bfloat16_keeps_layer_norm_and_losses_in_float32():
+    from albert import AlbertPretrainer
+
+    config = tiny_config(initializer_range=0.02)
+    batch = padded_batch(config)
+    reference = AlbertPretrainer(config)
+    expected = reference(batch)
+    keras.mixed_precision.set_global_policy("mixed_bfloat16")
+    try:
+        model = AlbertPretrainer(config)
+    finally:
+        keras.mixed_precision.set_global_policy("float32")
+    for ours, theirs in zip(model.weights, reference.weights):
+        ours.assign(theirs)
+    assert all(w.dtype == "float32" for w in model.weights)
+    outputs = model(batch)
+    assert outputs["encoder_outputs"][0].dtype == "float32"  # a LayerNorm output
+    assert outputs["embedding_output"].dtype == "float32"
+    for key in ("sequence_output", "mlm_logits", "sop_logits"):
+        assert outputs[key].dtype == "float32", key
+    layer_norms = [l for l in model._flatten_layers() if isinstance(l, keras.layers.LayerNormalization)]
+    assert layer_norms and all(l.compute_dtype == "float32" for l in layer_norms)
+    dense = next(l for l in model._flatten_layers() if isinstance(l, keras.layers.Dense))
+    assert dense.compute_dtype == "bfloat16"
+    for key in ("sequence_output", "pooled_output", "mlm_logits", "sop_logits"):
+        diff = np.abs(np.asarray(outputs[key], np.float32) - np.asarray(expected[key])).max()
+        assert diff < 2e-2, (key, diff)
+        assert diff > 0, key  # bf16 really ran
