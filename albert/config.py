@@ -132,11 +132,10 @@ class AlbertConfig:
 
     @classmethod
     def from_json_file(cls, path: str) -> "AlbertConfig":
-        import tensorflow as tf  # tf.io.gfile so that gs:// paths work; imported here to keep config light
-
-        if not tf.io.gfile.exists(path):
+        fs = _filesystem(path)
+        if not fs.exists(path):
             raise AlbertError(f"{path}: config file not found; pass the albert_config.json of the model")
-        with tf.io.gfile.GFile(path, "r") as f:
+        with fs.GFile(path, "r") as f:
             text = f.read()
         try:
             values = json.loads(text)
@@ -162,12 +161,11 @@ class AlbertConfig:
         return json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n"
 
     def to_json_file(self, path: str) -> None:
-        import tensorflow as tf
-
+        fs = _filesystem(path)
         tmp = f"{path}.tmp-{os.getpid()}"
-        with tf.io.gfile.GFile(tmp, "w") as f:
+        with fs.GFile(tmp, "w") as f:
             f.write(self.to_json_string())
-        tf.io.gfile.rename(tmp, path, overwrite=True)
+        fs.rename(tmp, path, overwrite=True)
 
     def replace(self, **changes) -> "AlbertConfig":
         values = self.to_dict()
@@ -181,6 +179,26 @@ class AlbertConfig:
         if name not in PRESETS:
             raise AlbertError(f"unknown preset {name!r}; use one of {', '.join(PRESETS)}")
         return cls.from_dict(PRESETS[name], source=f"preset {name}")
+
+
+class _LocalFiles:
+    """The three file operations config I/O needs, for local paths, without importing TensorFlow."""
+
+    exists = staticmethod(os.path.exists)
+    GFile = staticmethod(open)
+
+    @staticmethod
+    def rename(src, dst, overwrite=True):
+        os.replace(src, dst)
+
+
+def _filesystem(path: str):
+    """tf.io.gfile for URLs (gs://, hdfs://, ...), plain files otherwise."""
+    if "://" in path:
+        import tensorflow as tf
+
+        return tf.io.gfile
+    return _LocalFiles
 
 
 def _released(hidden, layers, heads, intermediate, dropout, **extra):

@@ -40,9 +40,10 @@ class MaskedLMHead(keras.layers.Layer):
 
     def call(self, sequence_output, masked_lm_positions, embedding_table):
         x = self.layer_norm(self.dense(gather_positions(sequence_output, masked_lm_positions)))
-        table = ops.cast(embedding_table, self.compute_dtype)
-        logits = ops.matmul(ops.cast(x, self.compute_dtype), ops.transpose(table))
-        return ops.cast(logits, "float32") + ops.cast(self.output_bias, "float32")
+        # float32 even under mixed precision: with logits for the P masked positions only, this product is a
+        # fraction of a percent of the step's FLOPs, and the loss over V classes is sensitive to its rounding.
+        table = ops.cast(embedding_table, "float32")
+        return ops.matmul(ops.cast(x, "float32"), ops.transpose(table)) + ops.cast(self.output_bias, "float32")
 
 
 class _OutputWeights(keras.layers.Layer):

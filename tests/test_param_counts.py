@@ -1,0 +1,100 @@
+"""Exact trainable parameter counts of the real Keras models, and `python -m albert.info` agreeing with them."""
+
+import subprocess
+import sys
+
+import pytest
+
+from albert import AlbertConfig, AlbertEncoder, AlbertPretrainer
+from albert.info import parameter_breakdown
+from tests.helpers import tiny_config
+
+PRESET_COUNTS = {  # (encoder + pooler, with MLM + SOP heads): the original code's counts (spec §4.9)
+    "base": (11_683_584, 11_813_810),
+    "large": (17_683_968, 17_847_474),
+    "xlarge": (58_724_864, 59_021_490),
+    "xxlarge": (222_595_584, 223_158_450),
+}
+
+
+@pytest.mark.parametrize("size", sorted(PRESET_COUNTS))
+def test_preset_parameter_counts_are_exact(size):
+    encoder_count, total = PRESET_COUNTS[size]
+    for version in ("v1", "v2"):
+        config = AlbertConfig.preset(f"{size}_{version}")
+        params = parameter_breakdown(config)
+        assert sum(v for k, v in params.items() if not k.endswith("_head")) == encoder_count
+        assert sum(params.values()) == total
+    model = AlbertPretrainer(config)
+    assert model.encoder.count_params() == encoder_count
+    assert model.count_params() == total
+    assert len(model.trainable_weights) == len(model.weights)
+
+
+def test_base_breakdown_matches_the_original():
+    parts = parameter_breakdown(AlbertConfig.preset("base_v2"), with_heads=False)
+    assert parts["word_embeddings"] == 3_840_000
+    assert parts["position_and_type_embeddings"] == 65_536 + 256
+    assert parts["embedding_projection"] == 99_072
+    assert parts["attention"] == 2_362_368
+    assert parts["ffn"] == 4_722_432
+    assert parts["layer_norms"] == 256 + 1_536 + 1_536
+    assert parts["pooler"] == 590_592
+
+
+# The paper's Tables 3-4 at the base shape (L=12, H=768, I=3072, V=30000), counted with the pooler.
+ABLATIONS = [
+    (128, "all", 11_683_584), (128, "attention", 63_647_232), (128, "ffn", 37_686_528), (128, "none", 89_650_176),
+    (768, "all", 31_114_752), (768, "attention", 83_078_400), (768, "ffn", 57_117_696), (768, "none", 109_081_344),
+    (64, "all", 9_681_408), (64, "none", 87_648_000), (256, "all", 15_687_936), (256, "none", 93_654_528),
+]
+
+
+@pytest.mark.parametrize("embedding_size, sharing, count", ABLATIONS)
+def test_paper_sharing_and_embedding_ablations(embedding_size, sharing, count):
+    config = AlbertConfig.preset("base_v2").replace(embedding_size=embedding_size, sharing=sharing)
+    assert AlbertEncoder(config).count_params() == count
+    assert sum(parameter_breakdown(config, with_heads=False).values()) == count
+
+
+@pytest.mark.parametrize("changes", [
+    {}, {"embedding_size": 16}, {"num_hidden_groups": 2, "inner_group_num": 3},
+    {"num_hidden_layers": 5, "num_hidden_groups": 3, "sharing": "attention"},
+    {"num_hidden_layers": 5, "num_hidden_groups": 3, "inner_group_num": 2, "sharing": "ffn"},
+    {"num_hidden_groups": 2, "sharing": "none"},
+])
+def test_info_counts_equal_the_model_for_any_grouping(changes):
+    config = tiny_config(**changes)
+    model = AlbertPretrainer(config)
+    params = parameter_breakdown(config)
+    assert sum(params.values()) == model.count_params()
+    assert params["mlm_head"] + params["sop_head"] == model.mlm_head.count_params() + model.sop_head.count_params()
+
+
+def run_info(*args):
+    return subprocess.run([sys.executable, "-m", "albert.info", *args], capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_info_cli_prints_breakdown_flops_and_memory():
+    result = run_info("--preset", "base_v2", "--batch_size", "8", "--seq_length", "512")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "  encoder + pooler                    11,683,584\n" in out
+    assert "  with MLM + SOP heads                11,813,810\n" in out
+    assert "an unshared model of this shape: 89,650,176 parameters" in out  # the paper's not-shared
+    # 12 x (8 H^2 + 4 T H + 4 H I) + 2 E H + 2 H^2 / T at H=768, I=3072, T=512, E=128.
+    assert f"{12 * (8 * 768**2 + 4 * 512 * 768 + 4 * 768 * 3072) + 2 * 128 * 768 + 2 * 768**2 / 512:,.0f}" in out
+    assert "Training activations, batch 8 x 512 tokens, fp32" in out
+
+
+def test_info_cli_errors_exit_2(tmp_path):
+    result = run_info("--preset", "base_v2", "--seq_length", "1024")
+    assert result.returncode == 2
+    assert result.stderr.strip() == "error: --seq_length 1024 exceeds max_position_embeddings (512)"
+    bad = tmp_path / "c.json"
+    bad.write_text('{"vocab_size": 10, "hidden_act": "swish"}')
+    result = run_info("--albert_config_file", str(bad))
+    assert result.returncode == 2
+    assert result.stderr.strip() == (f"error: {bad}: `hidden_act` 'swish' is unknown; use one of gelu, relu, tanh, "
+                                     "linear")
