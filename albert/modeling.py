@@ -168,15 +168,27 @@ class AlbertEncoder(keras.Model):
                 config.hidden_size, name="embedding_hidden_mapping_in", dtype="float32",
                 kernel_initializer=truncated_normal(config.initializer_range))
         self.plan = config.block_plan()
-        self.attention_blocks, self.ffn_blocks = {}, {}
+        # Each distinct block is a direct attribute (e.g. `group_0_inner_group_0_attention`): tf.train.Checkpoint
+        # follows attributes but not the containers Keras wraps lists and dicts in.
+        self._block_attributes = {}
         for attention_key, ffn_key in self.plan:
-            if attention_key not in self.attention_blocks:
-                self.attention_blocks[attention_key] = AttentionBlock(
-                    config, name=attention_key.replace("/", "_") + "_attention")
-            if ffn_key not in self.ffn_blocks:
-                self.ffn_blocks[ffn_key] = FeedForwardBlock(config, name=ffn_key.replace("/", "_") + "_ffn")
+            for key, kind, cls in ((attention_key, "attention", AttentionBlock), (ffn_key, "ffn", FeedForwardBlock)):
+                attribute = f"{key.replace('/', '_')}_{kind}"
+                if attribute not in self._block_attributes.values():
+                    setattr(self, attribute, cls(config, name=attribute))
+                    self._block_attributes[(kind, key)] = attribute
         self.pooler = dense(config.hidden_size, config, "pooler", activation="tanh")
         self.build()
+
+    @property
+    def attention_blocks(self) -> dict:
+        """{block key: AttentionBlock}, keys as in `AlbertConfig.block_plan`."""
+        return {key: getattr(self, attr) for (kind, key), attr in self._block_attributes.items() if kind == "attention"}
+
+    @property
+    def ffn_blocks(self) -> dict:
+        """{block key: FeedForwardBlock}, keys as in `AlbertConfig.block_plan`."""
+        return {key: getattr(self, attr) for (kind, key), attr in self._block_attributes.items() if kind == "ffn"}
 
     def build(self, input_shape=None):
         c = self.config
@@ -200,9 +212,10 @@ class AlbertEncoder(keras.Model):
         if self.embedding_projection is not None:
             x = self.embedding_projection(x)
         encoder_outputs = []
+        attention_blocks, ffn_blocks = self.attention_blocks, self.ffn_blocks
         for attention_key, ffn_key in self.plan:
-            x = self.attention_blocks[attention_key](x, input_mask, training=training)
-            x = self.ffn_blocks[ffn_key](x, training=training)
+            x = attention_blocks[attention_key](x, input_mask, training=training)
+            x = ffn_blocks[ffn_key](x, training=training)
             encoder_outputs.append(x)
         return {
             "sequence_output": x,

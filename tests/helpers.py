@@ -6,7 +6,8 @@ import numpy as np
 
 from albert import AlbertConfig
 
-FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FIXTURES = os.path.join(ROOT, "tests", "fixtures")
 PARITY_CASES = ("e_lt_h_shared", "groups3_inner2", "e_eq_h_relu")
 
 

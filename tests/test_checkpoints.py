@@ -148,3 +148,16 @@ def test_missing_checkpoint_is_a_clear_error(tmp_path):
     missing = os.path.join(tmp_path, "model.ckpt-best")
     with pytest.raises(AlbertError, match=r"model.ckpt-best: checkpoint not found \(no model.ckpt-best.index\)"):
         load_original_checkpoint(AlbertEncoder(tiny_config()), missing)
+
+
+@pytest.mark.parametrize("sharing", ["all", "ffn", "none"])
+def test_native_tf2_checkpoint_saves_every_block(tmp_path, sharing):
+    """tf.train.Checkpoint (what the training loop uses) must reach every shared and unshared block."""
+    config = tiny_config(num_hidden_groups=2, inner_group_num=2, sharing=sharing)
+    source, target = AlbertPretrainer(config), AlbertPretrainer(config)
+    path = tf.train.Checkpoint(model=source).save(os.path.join(tmp_path, "ckpt"))
+    tf.train.Checkpoint(model=target).read(path).assert_existing_objects_matched()
+    saved = [n for n, _ in tf.train.list_variables(path) if n.endswith("VARIABLE_VALUE") and "save_counter" not in n]
+    assert len(saved) == len(source.weights)
+    batch = padded_batch(config)
+    np.testing.assert_array_equal(np.asarray(target(batch)["mlm_logits"]), np.asarray(source(batch)["mlm_logits"]))
