@@ -1,0 +1,37 @@
+"""What every command-line entry point shares: a user mistake is one line on stderr and exit status 2."""
+
+import sys
+
+from absl import app
+
+from albert.errors import AlbertError
+
+
+def run(main):
+    """`absl.app.run(main)`, turning an AlbertError into `<program>: error: <message>` and exit status 2."""
+
+    def guarded(argv):
+        try:
+            return main(argv)
+        except AlbertError as e:
+            print(f"{sys.argv[0].rsplit('/', 1)[-1]}: error: {e}", file=sys.stderr)
+            sys.exit(2)
+
+    app.run(guarded)
+
+
+def require(flags_values: dict):
+    """Raise for the first required flag that is unset: {flag name: value}."""
+    for name, value in flags_values.items():
+        if value is None or value == "":
+            raise AlbertError(f"--{name} is required")
+
+
+def check_probability(name: str, value: float):
+    if not 0.0 <= value <= 1.0:
+        raise AlbertError(f"--{name} must be a probability in [0, 1], got {value}")
+
+
+def check_at_least(name: str, value: int, minimum: int, why: str = ""):
+    if value < minimum:
+        raise AlbertError(f"--{name} must be at least {minimum}, got {value}" + (f" ({why})" if why else ""))

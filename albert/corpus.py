@@ -1,0 +1,72 @@
+"""Reading a pretraining corpus: comma-separated globs of plain or gzip text, one sentence per line, a blank line
+between documents. Local paths are read directly; URLs (gs://, hdfs://, ...) through tf.io.gfile."""
+
+import glob
+import gzip
+import os
+
+from albert.errors import AlbertError
+
+
+def _gfile():
+    import tensorflow as tf
+
+    return tf.io.gfile
+
+
+def expand_inputs(spec: str) -> list[str]:
+    """Comma-separated file names or globs -> the sorted list of files; a pattern matching nothing is an error."""
+    files = []
+    for pattern in (p.strip() for p in spec.split(",")):
+        if not pattern:
+            continue
+        matches = sorted(_gfile().glob(pattern)) if "://" in pattern else sorted(glob.glob(pattern))
+        matches = [m for m in matches if "://" in m or os.path.isfile(m)]
+        if not matches:
+            raise AlbertError(f"{pattern}: no input file matches; check --input_file")
+        files.extend(matches)
+    if not files:
+        raise AlbertError("--input_file is empty; pass one or more text files (comma-separated, globs allowed)")
+    return files
+
+
+def _open_binary(path: str):
+    try:
+        raw = _gfile().GFile(path, "rb") if "://" in path else open(path, "rb")
+    except OSError as e:
+        raise AlbertError(f"{path}: cannot read the input file ({e.strerror})") from None
+    head = raw.read(2)
+    raw.seek(0)
+    if head == b"\x1f\x8b":  # gzip magic, whatever the file is called
+        return gzip.GzipFile(fileobj=raw)
+    return raw
+
+
+def read_lines(path: str):
+    """Yield (line number, text) of a file, decoding UTF-8 strictly: invalid bytes are an error naming the line."""
+    with _open_binary(path) as f:
+        try:
+            for lineno, raw in enumerate(f, 1):
+                try:
+                    yield lineno, raw.decode("utf-8")
+                except UnicodeDecodeError as e:
+                    raise AlbertError(f"{path}:{lineno}: invalid UTF-8 (byte {e.start + 1} of the line); the "
+                                      "corpus must be UTF-8 text") from None
+        except (OSError, EOFError) as e:
+            raise AlbertError(f"{path}: cannot read the input file ({e})") from None
+
+
+def read_documents(paths: list[str], tokenize_to_ids, normalize) -> list:
+    """Documents as lists of sentences of token ids. `normalize(line)` gives the text to tokenize; a line that
+    normalizes to nothing ends the current document. Empty documents are dropped."""
+    documents = [[]]
+    for path in paths:
+        for _, line in read_lines(path):
+            text = normalize(line)
+            if not text:
+                documents.append([])
+                continue
+            ids = tokenize_to_ids(text)
+            if ids:
+                documents[-1].append(ids)
+    return [d for d in documents if d]

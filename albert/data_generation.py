@@ -1,0 +1,259 @@
+"""The create_pretraining_data job: corpus -> instances (in parallel) -> globally shuffled TFRecord files.
+
+Reproducible: every (pass, document) pair has its own random stream derived from the seed, and each instance gets
+a random 64-bit sort key from that stream; the output is the instances in key order, written round-robin over the
+output files. Nothing depends on the number of workers or on the order in which they finish, so the same seed
+gives the same bytes for any `num_workers`.
+
+Bounded memory: instances are spilled to temporary bucket files by the top bits of their key and each bucket is
+sorted alone, so memory holds the corpus and one bucket (about `bucket_bytes`), not `dupe_factor` copies of the
+data. Bucketing by the key's top bits keeps the order a global sort by key, whatever the number of buckets.
+"""
+
+import dataclasses
+import math
+import multiprocessing
+import os
+import random
+import shutil
+import struct
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+from albert import pretraining_data
+from albert.corpus import read_documents
+from albert.errors import AlbertError
+from albert.example_proto import serialize_examples
+from albert.feature_specs import pretraining_features
+from albert.tfrecord import TFRecordWriter
+from albert.tokenization import encode_ids, preprocess_text
+
+_RECORD_HEADER = struct.Struct("<QIIII")  # key, pass, document, instance, byte length
+_TASK_DOCUMENTS = 64
+_STATE = {}  # set before the worker processes fork, read by them: the corpus is shared, not pickled
+
+
+@dataclasses.dataclass
+class Summary:
+    documents: int
+    stats: pretraining_data.Stats
+    seconds: float
+    output_files: list
+
+    def lines(self) -> list:
+        s = self.stats
+        draws = sum(s.ngram_draws.values()) or 1
+        replaced = (s.replaced_mask + s.replaced_keep + s.replaced_random) or 1
+        return [
+            f"documents {self.documents:,}, instances {s.instances:,}, tokens {s.tokens:,} "
+            f"(in {len(self.output_files)} file(s), {self.seconds:.1f} s, {s.instances / max(self.seconds, 1e-9):,.0f} "
+            "instances/s)",
+            f"masked {s.masked:,} = {s.masked / max(s.tokens, 1):.4f} of tokens; replacements [MASK] "
+            f"{s.replaced_mask / replaced:.3f} / kept {s.replaced_keep / replaced:.3f} / random "
+            f"{s.replaced_random / replaced:.3f}",
+            "n-gram lengths drawn: " + ", ".join(f"{n}: {s.ngram_draws[n] / draws:.3f}" for n in sorted(s.ngram_draws)),
+            f"labels: in order {s.instances - s.random_next:,} ({(s.instances - s.random_next) / max(s.instances, 1):.3f}),"
+            f" swapped/random {s.random_next:,} ({s.random_next / max(s.instances, 1):.3f})",
+        ]
+
+
+def _instance_arrays(instances: list, opts: pretraining_data.Options) -> dict:
+    """Pad a list of instances into the feature arrays of the original record."""
+    spec = pretraining_features(opts.max_seq_length, opts.max_predictions_per_seq, opts.do_permutation)
+    count, seq, predictions = len(instances), opts.max_seq_length, spec["masked_lm_ids"][1]
+    arrays = {name: np.zeros((count, length), np.float32 if dtype == "float32" else np.int64)
+              for name, (dtype, length) in spec.items()}
+    for row, instance in enumerate(instances):
+        n, p = len(instance.tokens), len(instance.masked_lm_positions)
+        arrays["input_ids"][row, :n] = instance.tokens
+        arrays["input_mask"][row, :n] = 1
+        arrays["segment_ids"][row, :n] = instance.segment_ids
+        arrays["token_boundary"][row, :n] = instance.token_boundary
+        arrays["masked_lm_positions"][row, :p] = instance.masked_lm_positions
+        arrays["masked_lm_ids"][row, :p] = instance.masked_lm_ids
+        arrays["masked_lm_weights"][row, :p] = 1.0
+        arrays["next_sentence_labels"][row, 0] = int(instance.is_random_next)
+        assert n <= seq and p <= predictions
+    return arrays
+
+
+def _document_rng(seed: int, dupe: int, doc: int) -> random.Random:
+    return random.Random(f"albert/{seed}/{dupe}/{doc}")
+
+
+def _make_task(task) -> tuple:
+    """Instances of documents [lo, hi) in pass `dupe`: ([(key, dupe, doc, j, record bytes)], stats)."""
+    dupe, lo, hi = task
+    documents, opts, vocab, seed = _STATE["documents"], _STATE["options"], _STATE["vocab"], _STATE["seed"]
+    cumulative = opts.ngram_cumulative()
+    stats = pretraining_data.Stats()
+    instances, keys = [], []
+    for doc in range(lo, hi):
+        rng = _document_rng(seed, dupe, doc)
+        made = pretraining_data.create_instances_from_document(documents, doc, opts, vocab, rng, stats, cumulative)
+        instances.extend(made)
+        keys.extend((rng.getrandbits(64), dupe, doc, j) for j in range(len(made)))
+    records = serialize_examples(_instance_arrays(instances, opts)) if instances else []
+    return [(*key, record) for key, record in zip(keys, records)], stats
+
+
+class _Buckets:
+    """Records spilled by the top bits of their sort key; read back one bucket at a time, sorted."""
+
+    def __init__(self, count: int, directory: str | None):
+        self.count, self.directory = count, directory
+        self.bits = int(math.log2(count))
+        self.memory = [[] for _ in range(count)] if directory is None else None
+        self.files = None if directory is None else [
+            open(os.path.join(directory, f"bucket-{b:05d}"), "wb", buffering=1 << 20) for b in range(count)]
+
+    def add(self, key, dupe, doc, j, record):
+        bucket = key >> (64 - self.bits) if self.bits else 0
+        if self.memory is not None:
+            self.memory[bucket].append((key, dupe, doc, j, record))
+        else:
+            f = self.files[bucket]
+            f.write(_RECORD_HEADER.pack(key, dupe, doc, j, len(record)))
+            f.write(record)
+
+    def sorted_records(self):
+        if self.files:
+            for f in self.files:
+                f.close()
+        for bucket in range(self.count):
+            if self.memory is not None:
+                items, self.memory[bucket] = self.memory[bucket], None
+            else:
+                items = []
+                with open(os.path.join(self.directory, f"bucket-{bucket:05d}"), "rb") as f:
+                    data = f.read()
+                offset = 0
+                while offset < len(data):
+                    key, dupe, doc, j, size = _RECORD_HEADER.unpack_from(data, offset)
+                    offset += _RECORD_HEADER.size
+                    items.append((key, dupe, doc, j, data[offset:offset + size]))
+                    offset += size
+                del data
+            items.sort(key=lambda item: item[:4])
+            for item in items:
+                yield item[4]
+
+
+def _bucket_count(documents, opts, dupe_factor, bucket_bytes) -> int:
+    tokens = sum(len(s) for d in documents for s in d)
+    instances = dupe_factor * (tokens / (0.9 * (opts.max_seq_length - 3)) + 0.1 * len(documents))
+    predictions = opts.max_predictions_per_seq * (2 if opts.do_permutation else 1)
+    estimate = instances * (6 * opts.max_seq_length + 12 * predictions + 150)
+    return 1 << max(0, math.ceil(math.log2(max(1.0, estimate / bucket_bytes))))
+
+
+class _Progress:
+    def __init__(self, total_tasks: int, enabled: bool):
+        self.total, self.done, self.instances = total_tasks, 0, 0
+        self.enabled, self.start, self.last = enabled, time.time(), 0.0
+
+    def update(self, instances: int):
+        self.done += 1
+        self.instances += instances
+        now = time.time()
+        if self.enabled and (now - self.last > 0.5 or self.done == self.total):
+            self.last = now
+            width = 30
+            filled = int(width * self.done / self.total)
+            rate = self.instances / max(now - self.start, 1e-9)
+            sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done / self.total:4.0%} "
+                             f"{self.instances:,} instances, {rate:,.0f}/s")
+            if self.done == self.total:
+                sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+def tokenize_corpus(input_files: list, tokenizer, do_lower_case: bool) -> list:
+    """Documents of token ids, normalised as the original: `preprocess_text` for SentencePiece, strip for WordPiece."""
+    if tokenizer.sp_model is not None:
+        sp_model = tokenizer.sp_model
+        return read_documents(input_files, lambda text: encode_ids(sp_model, text),
+                              lambda line: preprocess_text(line, lower=do_lower_case))
+    return read_documents(input_files, tokenizer.tokenize_to_ids, str.strip)
+
+
+def generate(input_files: list, output_files: list, tokenizer, opts: pretraining_data.Options, *,
+             do_lower_case: bool = True, dupe_factor: int = 40, random_seed: int = 12345, num_workers: int = 1,
+             bucket_bytes: int = 32 << 20, progress: bool = False) -> Summary:
+    start = time.time()
+    documents = tokenize_corpus(input_files, tokenizer, do_lower_case)
+    if not documents:
+        raise AlbertError(f"{', '.join(input_files)}: no documents (no non-blank line); the input must be text, one "
+                          "sentence per line, a blank line between documents")
+    random.Random(random_seed).shuffle(documents)
+    vocab = pretraining_data.Vocabulary.from_tokenizer(tokenizer)
+    tasks = [(dupe, lo, min(lo + _TASK_DOCUMENTS, len(documents)))
+             for dupe in range(dupe_factor) for lo in range(0, len(documents), _TASK_DOCUMENTS)]
+    buckets = _bucket_count(documents, opts, dupe_factor, bucket_bytes)
+    spill_dir = tempfile.mkdtemp(prefix="albert-buckets-") if buckets > 1 else None
+    temp_outputs = [f"{path}.tmp-{os.getpid()}" for path in output_files]
+    stats = pretraining_data.Stats()
+    _STATE.update(documents=documents, options=opts, vocab=vocab, seed=random_seed)
+    try:
+        store = _Buckets(buckets, spill_dir)
+        meter = _Progress(len(tasks), progress)
+        if num_workers > 1:
+            with multiprocessing.get_context("fork").Pool(num_workers) as pool:
+                for records, task_stats in pool.imap_unordered(_make_task, tasks):
+                    stats.add(task_stats)
+                    for item in records:
+                        store.add(*item)
+                    meter.update(len(records))
+        else:
+            for task in tasks:
+                records, task_stats = _make_task(task)
+                stats.add(task_stats)
+                for item in records:
+                    store.add(*item)
+                meter.update(len(records))
+        _write_tfrecords(store.sorted_records(), temp_outputs)
+        for temp, final in zip(temp_outputs, output_files):
+            _rename(temp, final)
+    finally:
+        _STATE.clear()
+        for temp in temp_outputs:
+            _remove(temp)
+        if spill_dir:
+            shutil.rmtree(spill_dir, ignore_errors=True)
+    return Summary(len(documents), stats, time.time() - start, list(output_files))
+
+
+def _write_tfrecords(records, paths: list):
+    for path in paths:
+        directory = os.path.dirname(path)
+        if directory and "://" not in path:
+            os.makedirs(directory, exist_ok=True)
+    writers = [TFRecordWriter(path) for path in paths]
+    try:
+        for index, record in enumerate(records):
+            writers[index % len(writers)].write(record)
+    finally:
+        for writer in writers:
+            writer.close()
+
+
+def _rename(src: str, dst: str):
+    if "://" in dst:
+        import tensorflow as tf
+
+        tf.io.gfile.rename(src, dst, overwrite=True)
+    else:
+        os.replace(src, dst)
+
+
+def _remove(path: str):
+    if "://" in path:
+        import tensorflow as tf
+
+        if tf.io.gfile.exists(path):
+            tf.io.gfile.remove(path)
+    elif os.path.exists(path):
+        os.remove(path)

@@ -1,0 +1,20 @@
+"""The TFRecord feature tables, once: names, dtypes and lengths of every record this project writes or reads.
+
+Pure Python (no TensorFlow) so that the data writers use the same table as the tf.data readers.
+"""
+
+
+def pretraining_features(max_seq_length: int, max_predictions_per_seq: int, do_permutation: bool = False) -> dict:
+    """The original pretraining record (spec §6.8): {name: (dtype, length)}. With `do_permutation` the masked-LM
+    arrays are twice as long."""
+    predictions = max_predictions_per_seq * (2 if do_permutation else 1)
+    return {
+        "input_ids": ("int64", max_seq_length),
+        "input_mask": ("int64", max_seq_length),
+        "segment_ids": ("int64", max_seq_length),
+        "token_boundary": ("int64", max_seq_length),
+        "masked_lm_positions": ("int64", predictions),
+        "masked_lm_ids": ("int64", predictions),
+        "masked_lm_weights": ("float32", predictions),
+        "next_sentence_labels": ("int64", 1),  # holds the SOP (or NSP) label: 1 = swapped / random
+    }

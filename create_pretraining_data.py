@@ -1,0 +1,77 @@
+"""Raw text -> TFRecords of masked-LM (n-gram, whole-word) + sentence-order instances, in the original format.
+
+    python create_pretraining_data.py --input_file=corpus.txt --output_file=out/train.tfrecord \
+        --spm_model_file=30k-clean.model --max_seq_length=512 --dupe_factor=40 --num_workers=8
+
+Input: one sentence per line, a blank line between documents; comma-separated files or globs, plain or .gz,
+local or gs://. The same --random_seed gives byte-identical files for any --num_workers.
+"""
+
+import sys
+
+from absl import flags, logging
+
+from albert import cli
+from albert.errors import AlbertError
+from albert.pretraining_data import Options
+
+flags.DEFINE_string("input_file", None, "Raw text file(s), comma-separated, globs allowed (plain or .gz).")
+flags.DEFINE_string("output_file", None, "Output TFRecord file(s), comma-separated; instances go round-robin.")
+flags.DEFINE_string("vocab_file", None, "WordPiece vocabulary (used when --spm_model_file is empty).")
+flags.DEFINE_string("spm_model_file", None, "SentencePiece model (e.g. 30k-clean.model).")
+flags.DEFINE_string("input_file_mode", "r", "Kept for compatibility: input is always read as UTF-8 bytes.")
+flags.DEFINE_bool("do_lower_case", True, "Lower-case the input.")
+flags.DEFINE_bool("do_whole_word_mask", True, "Mask whole words (all pieces of a word together).")
+flags.DEFINE_bool("do_permutation", False, "Also add permuted-token predictions (doubles the masked-LM arrays).")
+flags.DEFINE_bool("favor_shorter_ngram", True, "n-gram length probabilities proportional to 1/n (else reversed).")
+flags.DEFINE_bool("random_next_sentence", False, "BERT next-sentence negatives instead of sentence-order swaps.")
+flags.DEFINE_integer("max_seq_length", 512, "Maximum tokens per instance, [CLS] and [SEP]s included.")
+flags.DEFINE_integer("ngram", 3, "Maximum n-gram length (in words with whole-word masking).")
+flags.DEFINE_integer("max_predictions_per_seq", 20, "Maximum masked positions per instance.")
+flags.DEFINE_integer("random_seed", 12345, "Seed of every random choice: same seed, same bytes.")
+flags.DEFINE_integer("dupe_factor", 40, "Passes over the corpus, each with new segmentation and masks.")
+flags.DEFINE_float("masked_lm_prob", 0.15, "Fraction of tokens to mask.")
+flags.DEFINE_float("short_seq_prob", 0.1, "Probability of a shorter random target length for a document pass.")
+flags.DEFINE_integer("num_workers", 1, "Worker processes (output is identical for any number).")
+flags.DEFINE_bool("progress", True, "Show a progress bar on stderr.")
+FLAGS = flags.FLAGS
+
+
+def main(argv):
+    del argv
+    cli.require({"input_file": FLAGS.input_file, "output_file": FLAGS.output_file})
+    if not FLAGS.spm_model_file and not FLAGS.vocab_file:
+        raise AlbertError("--spm_model_file (SentencePiece) or --vocab_file (WordPiece) is required")
+    cli.check_at_least("max_seq_length", FLAGS.max_seq_length, 5, "[CLS] A [SEP] B [SEP] needs two tokens a side")
+    cli.check_at_least("max_predictions_per_seq", FLAGS.max_predictions_per_seq, 1)
+    cli.check_at_least("ngram", FLAGS.ngram, 1)
+    cli.check_at_least("dupe_factor", FLAGS.dupe_factor, 1)
+    cli.check_at_least("num_workers", FLAGS.num_workers, 1)
+    cli.check_probability("masked_lm_prob", FLAGS.masked_lm_prob)
+    cli.check_probability("short_seq_prob", FLAGS.short_seq_prob)
+    if FLAGS.input_file_mode not in ("r", "rb"):
+        raise AlbertError(f"--input_file_mode must be r or rb, got {FLAGS.input_file_mode!r}")
+
+    from albert.corpus import expand_inputs
+    from albert.data_generation import generate
+    from albert.tokenization import FullTokenizer
+
+    input_files = expand_inputs(FLAGS.input_file)
+    output_files = [p.strip() for p in FLAGS.output_file.split(",") if p.strip()]
+    tokenizer = FullTokenizer(FLAGS.vocab_file, FLAGS.do_lower_case, FLAGS.spm_model_file)
+    options = Options(
+        max_seq_length=FLAGS.max_seq_length, short_seq_prob=FLAGS.short_seq_prob,
+        masked_lm_prob=FLAGS.masked_lm_prob, max_predictions_per_seq=FLAGS.max_predictions_per_seq,
+        do_whole_word_mask=FLAGS.do_whole_word_mask, ngram=FLAGS.ngram, favor_shorter_ngram=FLAGS.favor_shorter_ngram,
+        random_next_sentence=FLAGS.random_next_sentence, do_permutation=FLAGS.do_permutation)
+    logging.info("reading %d input file(s)", len(input_files))
+    summary = generate(input_files, output_files, tokenizer, options, do_lower_case=FLAGS.do_lower_case,
+                       dupe_factor=FLAGS.dupe_factor, random_seed=FLAGS.random_seed,
+                       num_workers=FLAGS.num_workers, progress=FLAGS.progress and sys.stderr.isatty())
+    for line in summary.lines():
+        print(line)
+    print("wrote " + ", ".join(output_files))
+
+
+if __name__ == "__main__":
+    cli.run(main)
