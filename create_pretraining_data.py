@@ -9,7 +9,7 @@ local or gs://. The same --random_seed gives byte-identical files for any --num_
 
 import sys
 
-from absl import flags, logging
+from absl import flags
 
 from albert import cli
 from albert.errors import AlbertError
@@ -42,7 +42,7 @@ def main(argv):
     cli.require({"input_file": FLAGS.input_file, "output_file": FLAGS.output_file})
     if not FLAGS.spm_model_file and not FLAGS.vocab_file:
         raise AlbertError("--spm_model_file (SentencePiece) or --vocab_file (WordPiece) is required")
-    cli.check_at_least("max_seq_length", FLAGS.max_seq_length, 5, "[CLS] A [SEP] B [SEP] needs two tokens a side")
+    cli.check_at_least("max_seq_length", FLAGS.max_seq_length, 5, "[CLS] A [SEP] B [SEP] with a token in A and B")
     cli.check_at_least("max_predictions_per_seq", FLAGS.max_predictions_per_seq, 1)
     cli.check_at_least("ngram", FLAGS.ngram, 1)
     cli.check_at_least("dupe_factor", FLAGS.dupe_factor, 1)
@@ -64,7 +64,6 @@ def main(argv):
         masked_lm_prob=FLAGS.masked_lm_prob, max_predictions_per_seq=FLAGS.max_predictions_per_seq,
         do_whole_word_mask=FLAGS.do_whole_word_mask, ngram=FLAGS.ngram, favor_shorter_ngram=FLAGS.favor_shorter_ngram,
         random_next_sentence=FLAGS.random_next_sentence, do_permutation=FLAGS.do_permutation)
-    logging.info("reading %d input file(s)", len(input_files))
     summary = generate(input_files, output_files, tokenizer, options, do_lower_case=FLAGS.do_lower_case,
                        dupe_factor=FLAGS.dupe_factor, random_seed=FLAGS.random_seed,
                        num_workers=FLAGS.num_workers, progress=FLAGS.progress and sys.stderr.isatty())

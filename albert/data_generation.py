@@ -15,8 +15,8 @@ import math
 import multiprocessing
 import os
 import random
+import queue
 import shutil
-import struct
 import sys
 import tempfile
 import time
@@ -28,10 +28,9 @@ from albert.corpus import read_documents
 from albert.errors import AlbertError
 from albert.example_proto import serialize_examples
 from albert.feature_specs import pretraining_features
-from albert.tfrecord import TFRecordWriter
+from albert.shuffle_spill import Spiller, assemble, merge_bucket
 from albert.tokenization import encode_ids, preprocess_text
 
-_RECORD_HEADER = struct.Struct("<QIIII")  # key, pass, document, instance, byte length
 _TASK_DOCUMENTS = 64
 _STATE = {}  # set before the worker processes fork, read by them: the corpus is shared, not pickled
 
@@ -100,54 +99,13 @@ def _make_task(task) -> tuple:
     return [(*key, record) for key, record in zip(keys, records)], stats
 
 
-class _Buckets:
-    """Records spilled by the top bits of their sort key; read back one bucket at a time, sorted."""
-
-    def __init__(self, count: int, directory: str | None):
-        self.count, self.directory = count, directory
-        self.bits = int(math.log2(count))
-        self.memory = [[] for _ in range(count)] if directory is None else None
-        self.files = None if directory is None else [
-            open(os.path.join(directory, f"bucket-{b:05d}"), "wb", buffering=1 << 20) for b in range(count)]
-
-    def add(self, key, dupe, doc, j, record):
-        bucket = key >> (64 - self.bits) if self.bits else 0
-        if self.memory is not None:
-            self.memory[bucket].append((key, dupe, doc, j, record))
-        else:
-            f = self.files[bucket]
-            f.write(_RECORD_HEADER.pack(key, dupe, doc, j, len(record)))
-            f.write(record)
-
-    def sorted_records(self):
-        if self.files:
-            for f in self.files:
-                f.close()
-        for bucket in range(self.count):
-            if self.memory is not None:
-                items, self.memory[bucket] = self.memory[bucket], None
-            else:
-                items = []
-                with open(os.path.join(self.directory, f"bucket-{bucket:05d}"), "rb") as f:
-                    data = f.read()
-                offset = 0
-                while offset < len(data):
-                    key, dupe, doc, j, size = _RECORD_HEADER.unpack_from(data, offset)
-                    offset += _RECORD_HEADER.size
-                    items.append((key, dupe, doc, j, data[offset:offset + size]))
-                    offset += size
-                del data
-            items.sort(key=lambda item: item[:4])
-            for item in items:
-                yield item[4]
-
-
-def _bucket_count(documents, opts, dupe_factor, bucket_bytes) -> int:
+def _bucket_bits(documents, opts, dupe_factor, bucket_bytes) -> int:
+    """log2 of the number of buckets: enough for about `bucket_bytes` of records each (at most 4096 buckets)."""
     tokens = sum(len(s) for d in documents for s in d)
     instances = dupe_factor * (tokens / (0.9 * (opts.max_seq_length - 3)) + 0.1 * len(documents))
     predictions = opts.max_predictions_per_seq * (2 if opts.do_permutation else 1)
     estimate = instances * (6 * opts.max_seq_length + 12 * predictions + 150)
-    return 1 << max(0, math.ceil(math.log2(max(1.0, estimate / bucket_bytes))))
+    return min(12, max(0, math.ceil(math.log2(max(1.0, estimate / bucket_bytes)))))
 
 
 class _Progress:
@@ -180,6 +138,58 @@ def tokenize_corpus(input_files: list, tokenizer, do_lower_case: bool) -> list:
     return read_documents(input_files, tokenizer.tokenize_to_ids, str.strip)
 
 
+def _run_worker(worker_id: int, tasks, results, spill_dir: str, bucket_bits: int):
+    """A generation worker: make the instances of each task and spill them to its own bucket files."""
+    try:
+        spiller = Spiller(spill_dir, bucket_bits, f"w{worker_id}")
+        for task in iter(tasks.get, None):
+            records, stats = _make_task(task)
+            for item in records:
+                spiller.add(*item)
+            results.put(("task", stats, len(records)))
+        results.put(("done", spiller.close()))
+    except BaseException as e:  # reported to the parent, which raises it
+        results.put(("error", e))
+
+
+def _generate_parallel(tasks, num_workers, spill_dir, bucket_bits, stats, meter) -> list:
+    """Phase 1 in `num_workers` forked processes; returns the records per bucket."""
+    context = multiprocessing.get_context("fork")
+    task_queue, results = context.Queue(), context.Queue()
+    for task in tasks:
+        task_queue.put(task)
+    for _ in range(num_workers):
+        task_queue.put(None)
+    workers = [context.Process(target=_run_worker, args=(w, task_queue, results, spill_dir, bucket_bits),
+                               daemon=True) for w in range(num_workers)]
+    for worker in workers:
+        worker.start()
+    counts, finished = [0] * (1 << bucket_bits), 0
+    try:
+        while finished < num_workers:
+            try:
+                message = results.get(timeout=1.0)
+            except queue.Empty:
+                dead = [w.exitcode for w in workers if w.exitcode not in (None, 0)]
+                if dead:
+                    raise RuntimeError(f"a data-generation worker died (exit code {dead[0]})") from None
+                continue
+            if message[0] == "task":
+                stats.add(message[1])
+                meter.update(message[2])
+            elif message[0] == "done":
+                counts = [x + y for x, y in zip(counts, message[1])]
+                finished += 1
+            else:
+                raise message[1]
+    finally:
+        for worker in workers:
+            if worker.is_alive():
+                worker.terminate()
+            worker.join()
+    return counts
+
+
 def generate(input_files: list, output_files: list, tokenizer, opts: pretraining_data.Options, *,
              do_lower_case: bool = True, dupe_factor: int = 40, random_seed: int = 12345, num_workers: int = 1,
              bucket_bytes: int = 32 << 20, progress: bool = False) -> Summary:
@@ -192,52 +202,41 @@ def generate(input_files: list, output_files: list, tokenizer, opts: pretraining
     vocab = pretraining_data.Vocabulary.from_tokenizer(tokenizer)
     tasks = [(dupe, lo, min(lo + _TASK_DOCUMENTS, len(documents)))
              for dupe in range(dupe_factor) for lo in range(0, len(documents), _TASK_DOCUMENTS)]
-    buckets = _bucket_count(documents, opts, dupe_factor, bucket_bytes)
-    spill_dir = tempfile.mkdtemp(prefix="albert-buckets-") if buckets > 1 else None
+    bucket_bits = _bucket_bits(documents, opts, dupe_factor, bucket_bytes)
+    spill_dir = tempfile.mkdtemp(prefix="albert-pretraining-data-")
     temp_outputs = [f"{path}.tmp-{os.getpid()}" for path in output_files]
     stats = pretraining_data.Stats()
+    meter = _Progress(len(tasks), progress)
     _STATE.update(documents=documents, options=opts, vocab=vocab, seed=random_seed)
     try:
-        store = _Buckets(buckets, spill_dir)
-        meter = _Progress(len(tasks), progress)
         if num_workers > 1:
-            with multiprocessing.get_context("fork").Pool(num_workers) as pool:
-                for records, task_stats in pool.imap_unordered(_make_task, tasks):
-                    stats.add(task_stats)
-                    for item in records:
-                        store.add(*item)
-                    meter.update(len(records))
+            counts = _generate_parallel(tasks, num_workers, spill_dir, bucket_bits, stats, meter)
         else:
+            spiller = Spiller(spill_dir, bucket_bits, "w0")
             for task in tasks:
                 records, task_stats = _make_task(task)
-                stats.add(task_stats)
                 for item in records:
-                    store.add(*item)
+                    spiller.add(*item)
+                stats.add(task_stats)
                 meter.update(len(records))
-        _write_tfrecords(store.sorted_records(), temp_outputs)
+            counts = spiller.close()
+        firsts = [sum(counts[:b]) for b in range(len(counts))]
+        jobs = [(spill_dir, b, firsts[b], len(output_files)) for b in range(len(counts))]
+        if num_workers > 1 and len(jobs) > 1:
+            with multiprocessing.get_context("fork").Pool(min(num_workers, len(jobs))) as pool:
+                pool.starmap(merge_bucket, jobs)
+        else:
+            for job in jobs:
+                merge_bucket(*job)
+        assemble(spill_dir, len(counts), temp_outputs)
         for temp, final in zip(temp_outputs, output_files):
             _rename(temp, final)
     finally:
         _STATE.clear()
         for temp in temp_outputs:
             _remove(temp)
-        if spill_dir:
-            shutil.rmtree(spill_dir, ignore_errors=True)
+        shutil.rmtree(spill_dir, ignore_errors=True)
     return Summary(len(documents), stats, time.time() - start, list(output_files))
-
-
-def _write_tfrecords(records, paths: list):
-    for path in paths:
-        directory = os.path.dirname(path)
-        if directory and "://" not in path:
-            os.makedirs(directory, exist_ok=True)
-    writers = [TFRecordWriter(path) for path in paths]
-    try:
-        for index, record in enumerate(records):
-            writers[index % len(writers)].write(record)
-    finally:
-        for writer in writers:
-            writer.close()
 
 
 def _rename(src: str, dst: str):

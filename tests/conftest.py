@@ -5,3 +5,20 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def corpus_dir(tmp_path_factory):
+    """A synthetic English-like corpus (300 documents) and a 1,000-piece ALBERT-style SentencePiece model."""
+    from albert.tokenization import preprocess_text, train_sentencepiece
+    from tools import synthetic_corpus
+
+    directory = tmp_path_factory.mktemp("corpus")
+    docs = synthetic_corpus.documents(300, seed=7)
+    synthetic_corpus.write(str(directory / "corpus.txt"), docs)
+    lowered = directory / "lower.txt"
+    lowered.write_text("".join(preprocess_text(s, lower=True) + "\n" for d in docs for s in d), encoding="utf-8")
+    train_sentencepiece([str(lowered)], str(directory / "sp"), vocab_size=1000)
+    return directory
