@@ -192,7 +192,7 @@ def _generate_parallel(tasks, num_workers, spill_dir, bucket_bits, stats, meter)
 
 def generate(input_files: list, output_files: list, tokenizer, opts: pretraining_data.Options, *,
              do_lower_case: bool = True, dupe_factor: int = 40, random_seed: int = 12345, num_workers: int = 1,
-             bucket_bytes: int = 32 << 20, progress: bool = False) -> Summary:
+             bucket_bytes: int = 16 << 20, progress: bool = False) -> Summary:
     start = time.time()
     documents = tokenize_corpus(input_files, tokenizer, do_lower_case)
     if not documents:

@@ -57,12 +57,12 @@ def merge_bucket(directory: str, bucket: int, first_index: int, num_outputs: int
         del data
         os.remove(path)
     items.sort(key=lambda item: item[:4])
-    parts = [[] for _ in range(num_outputs)]
+    parts = [open(os.path.join(directory, f"part-{output:04d}-{bucket:05d}"), "wb", buffering=1 << 20)
+             for output in range(num_outputs)]
     for index, item in enumerate(items, first_index):
-        parts[index % num_outputs].append(frame(item[4]))
-    for output, chunks in enumerate(parts):
-        with open(os.path.join(directory, f"part-{output:04d}-{bucket:05d}"), "wb") as f:
-            f.writelines(chunks)
+        parts[index % num_outputs].write(frame(item[4]))
+    for f in parts:
+        f.close()
 
 
 def assemble(directory: str, buckets: int, paths: list):

@@ -116,3 +116,24 @@ def test_tokenizer_file_errors(tmp_path):
         FullTokenizer(str(tmp_path / "vocab.txt"))
     with pytest.raises(AlbertError, match="no vocabulary: pass --spm_model_file"):
         FullTokenizer(None)
+
+
+def test_train_spm_cli(corpus_dir, tmp_path):
+    import subprocess
+    import sys
+
+    from tests.helpers import ROOT
+
+    prefix = tmp_path / "models" / "30k-clean"
+    result = subprocess.run([sys.executable, "-m", "albert.train_spm", f"--input_file={corpus_dir / 'corpus.txt'}",
+                             f"--model_prefix={prefix}", "--vocab_size=300"], capture_output=True, text=True,
+                            cwd=ROOT, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"wrote {prefix}.model (300 pieces from ")
+    sp = load_sentencepiece(f"{prefix}.model")
+    assert sp.GetPieceSize() == 300 and sp.IdToPiece(4) == "[MASK]" and sp.IdToPiece(12) == "\u20ac"
+    assert not any(c.isupper() for i in range(300) for c in sp.IdToPiece(i) if i > 4)  # trained on lower-cased text
+    bad = subprocess.run([sys.executable, "-m", "albert.train_spm", f"--input_file={tmp_path}/none.txt",
+                          f"--model_prefix={prefix}"], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert bad.returncode == 2
+    assert bad.stderr.strip().endswith(f"error: {tmp_path}/none.txt: no input file matches; check --input_file")

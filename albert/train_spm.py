@@ -1,0 +1,55 @@
+"""Train an ALBERT-style SentencePiece model (the release's `spm_train` settings) on a raw corpus.
+
+    python -m albert.train_spm --input_file=corpus.txt --model_prefix=out/30k-clean --vocab_size=30000
+
+Lines are normalised as the model will see them (`preprocess_text`, lower-cased unless --nodo_lower_case); blank
+lines are skipped. Writes <model_prefix>.model and <model_prefix>.vocab.
+"""
+
+import os
+import tempfile
+
+from absl import flags
+
+from albert import cli
+from albert.corpus import expand_inputs, read_lines
+from albert.errors import AlbertError
+from albert.tokenization import preprocess_text, train_sentencepiece
+
+flags.DEFINE_string("input_file", None, "Raw text file(s), comma-separated, globs allowed (plain or .gz).")
+flags.DEFINE_string("model_prefix", None, "Output prefix: writes <prefix>.model and <prefix>.vocab.")
+flags.DEFINE_integer("vocab_size", 30000, "Number of pieces, the 5 special ones and 8 user symbols included.")
+flags.DEFINE_bool("do_lower_case", True, "Lower-case the text (the released models are uncased).")
+flags.DEFINE_integer("input_sentence_size", 10_000_000, "Lines sampled for training (spm_train's default here).")
+FLAGS = flags.FLAGS
+
+
+def main(argv):
+    del argv
+    cli.require({"input_file": FLAGS.input_file, "model_prefix": FLAGS.model_prefix})
+    cli.check_at_least("vocab_size", FLAGS.vocab_size, 14, "5 special pieces and 8 user symbols come first")
+    files = expand_inputs(FLAGS.input_file)
+    directory = os.path.dirname(FLAGS.model_prefix)
+    if directory:
+        os.makedirs(directory, exist_ok=True)
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", encoding="utf-8") as normalized:
+        lines = 0
+        for path in files:
+            for _, line in read_lines(path):
+                text = preprocess_text(line, lower=FLAGS.do_lower_case)
+                if text:
+                    normalized.write(text + "\n")
+                    lines += 1
+        normalized.flush()
+        if not lines:
+            raise AlbertError(f"{', '.join(files)}: no text to train on")
+        try:
+            model = train_sentencepiece([normalized.name], FLAGS.model_prefix, FLAGS.vocab_size,
+                                        input_sentence_size=FLAGS.input_sentence_size)
+        except RuntimeError as e:
+            raise AlbertError(f"SentencePiece training failed: {str(e).splitlines()[0]}") from None
+    print(f"wrote {model} ({FLAGS.vocab_size} pieces from {lines:,} lines)")
+
+
+if __name__ == "__main__":
+    cli.run(main)
