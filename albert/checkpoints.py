@@ -181,12 +181,18 @@ def _block_key(name: str):
     return match.group(1) if match else None
 
 
-def load_original_checkpoint(model, path: str) -> LoadReport:
+def _group0_name(name: str) -> str:
+    """The original's --init_from_group0 fallback: any block's variable from group 0 of the checkpoint."""
+    return re.sub(r"/(?:group|layer)_\d+/", "/group_0/", name, count=1)
+
+
+def load_original_checkpoint(model, path: str, init_from_group0: bool = False) -> LoadReport:
     """Load an original (TF1 name-based) ALBERT checkpoint into an encoder or any model of `albert.models`.
 
     Every encoder variable must be in the checkpoint with the same shape; task-head variables the checkpoint lacks
     are reported as missing and keep their initialization. Optimizer slots and `global_step` are ignored. Raises
-    `AlbertError` naming the variable, both shapes and the likely cause when the checkpoint does not fit.
+    `AlbertError` naming the variable, both shapes and the likely cause when the checkpoint does not fit. With
+    `init_from_group0` (the original's flag) every block the checkpoint lacks is initialised from its group 0.
     """
     path = resolve_checkpoint_path(path)
     reader = tf.train.load_checkpoint(path)
@@ -195,21 +201,25 @@ def load_original_checkpoint(model, path: str) -> LoadReport:
     config = _encoder_of(model).config
     loaded, missing = [], []
     for name, variable in sorted(names.items()):
-        if name not in ckpt_shapes:
+        source = name
+        if name not in ckpt_shapes and init_from_group0 and _block_key(name):
+            source = _group0_name(name)
+        if source not in ckpt_shapes:
             if name.startswith("bert/"):
                 raise AlbertError(_missing_encoder_message(path, name, ckpt_shapes, config))
             missing.append(name)
             continue
-        want, have = tuple(variable.shape), tuple(ckpt_shapes[name])
+        want, have = tuple(variable.shape), tuple(ckpt_shapes[source])
         if want != have:
             raise AlbertError(f"{path}: variable {name} has shape {list(have)} in the checkpoint but "
                               f"{list(want)} in the model: {_shape_cause(name)}; use the albert_config.json "
                               "that came with the checkpoint")
-        variable.assign(reader.get_tensor(name).astype(np.dtype(variable.dtype)))
+        variable.assign(reader.get_tensor(source).astype(np.dtype(variable.dtype)))
         loaded.append(name)
     ignored, unused = [], []
+    used = set(loaded) | ({_group0_name(n) for n in loaded if _block_key(n)} if init_from_group0 else set())
     for name in sorted(ckpt_shapes):
-        if name in names:
+        if name in used:
             continue
         if _OPTIMIZER_SLOT.search(name):
             ignored.append(name)
@@ -260,3 +270,27 @@ def save_original_checkpoint(model, path: str, global_step: int | None = None) -
         tf.io.gfile.rename(src, path + src[len(tmp):], overwrite=True)
     tf.io.gfile.rename(f"{tmp}.index", f"{path}.index", overwrite=True)  # last: readers look for the index
     return path
+
+
+def is_original_checkpoint(path: str) -> bool:
+    """True for a TF1 name-based checkpoint (the original's), False for a TF2 object-based one (ours)."""
+    return "_CHECKPOINTABLE_OBJECT_GRAPH" not in tf.train.load_checkpoint(path).get_variable_to_shape_map()
+
+
+def init_from_checkpoint(model, path: str, init_from_group0: bool = False) -> str:
+    """Warm-start any model from an original TF1 checkpoint, a run_pretraining checkpoint or a fine-tuned one
+    (TF2, object-based: the shared `encoder` and any head of the same name are restored). Returns a summary."""
+    path = resolve_checkpoint_path(path)
+    if is_original_checkpoint(path):
+        return str(load_original_checkpoint(model, path, init_from_group0=init_from_group0))
+    encoder = _encoder_of(model)
+    try:
+        status = tf.train.Checkpoint(model=tf.train.Checkpoint(encoder=encoder)).read(path)
+        status.expect_partial()
+        status.assert_existing_objects_matched()
+        if encoder is not model:  # heads of the same name (a fine-tuned checkpoint of the same task)
+            tf.train.Checkpoint(model=model).read(path).expect_partial()
+    except (AssertionError, ValueError, tf.errors.OpError) as e:
+        raise AlbertError(f"{path}: the checkpoint does not fit this model ({str(e).splitlines()[0][:200]}); use "
+                          "the albert_config.json it was trained with") from None
+    return f"{path}: restored the encoder (and any head of the same name) from a TF2 checkpoint"

@@ -2,7 +2,7 @@
 
 import sys
 
-from absl import app
+from absl import app, logging
 
 from albert.errors import AlbertError
 
@@ -11,6 +11,7 @@ def run(main):
     """`absl.app.run(main)`, turning an AlbertError into `<program>: error: <message>` and exit status 2."""
 
     def guarded(argv):
+        logging.set_verbosity(logging.WARNING)  # TensorFlow's INFO chatter (checkpoint sharding, ...) stays out
         try:
             return main(argv)
         except AlbertError as e:

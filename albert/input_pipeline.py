@@ -1,0 +1,69 @@
+"""tf.data readers. Every record's features come from albert/feature_specs.py."""
+
+import tensorflow as tf
+
+from albert.errors import AlbertError
+from albert.feature_specs import pretraining_features
+
+
+def expand_files(patterns: str) -> list:
+    """Comma-separated TFRecord files or globs (tf.io.gfile, so gs:// works)."""
+    files = []
+    for pattern in (p.strip() for p in patterns.split(",") if p.strip()):
+        matches = sorted(tf.io.gfile.glob(pattern))
+        if not matches:
+            raise AlbertError(f"{pattern}: no TFRecord file matches; check --input_file")
+        files.extend(matches)
+    if not files:
+        raise AlbertError("--input_file is empty; pass TFRecord files written by create_pretraining_data.py")
+    return files
+
+
+def feature_description(spec: dict) -> dict:
+    return {name: tf.io.FixedLenFeature([length], tf.float32 if dtype == "float32" else tf.int64)
+            for name, (dtype, length) in spec.items()}
+
+
+def _decoder(spec: dict, keep: tuple | None = None):
+    description = feature_description(spec)
+    if keep is not None:
+        description = {k: v for k, v in description.items() if k in keep}
+
+    def decode(record):
+        features = tf.io.parse_single_example(record, description)
+        return {k: tf.cast(v, tf.int32) if v.dtype == tf.int64 else v for k, v in features.items()}
+
+    return decode
+
+
+def record_dataset(files: list, decode, batch_size: int, is_training: bool, input_context=None, seed: int = 12345,
+                   shuffle_buffer: int = 100):
+    """Files -> parsed, batched (drop_remainder) examples. Training: files sharded per input pipeline (or records,
+    when there are fewer files than pipelines), repeated, shuffled with a fixed seed, read deterministically so a
+    checkpointed iterator resumes exactly."""
+    dataset = tf.data.Dataset.from_tensor_slices(files)
+    pipelines = input_context.num_input_pipelines if input_context else 1
+    pipeline = input_context.input_pipeline_id if input_context else 0
+    shard_files = pipelines > 1 and len(files) >= pipelines
+    if shard_files:
+        dataset = dataset.shard(pipelines, pipeline)
+    if is_training:
+        dataset = dataset.repeat().shuffle(len(files), seed=seed)
+        dataset = dataset.interleave(tf.data.TFRecordDataset, cycle_length=min(4, len(files)),
+                                     num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
+    else:
+        dataset = tf.data.TFRecordDataset(dataset).repeat()
+    if pipelines > 1 and not shard_files:
+        dataset = dataset.shard(pipelines, pipeline)
+    if is_training and shuffle_buffer > 1:
+        dataset = dataset.shuffle(shuffle_buffer, seed=seed)
+    dataset = dataset.map(decode, num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
+    return dataset.batch(batch_size, drop_remainder=True).prefetch(tf.data.AUTOTUNE)
+
+
+def pretraining_dataset(files: list, max_seq_length: int, max_predictions_per_seq: int, batch_size: int,
+                        is_training: bool, input_context=None, seed: int = 12345):
+    """The original pretraining records (spec §5.1); `token_boundary` is not read."""
+    spec = pretraining_features(max_seq_length, max_predictions_per_seq)
+    keep = tuple(k for k in spec if k != "token_boundary")
+    return record_dataset(files, _decoder(spec, keep), batch_size, is_training, input_context, seed)

@@ -1,0 +1,1 @@
+"""Per-task examples, features, losses and metrics: pretraining, GLUE, SQuAD, RACE."""

@@ -1,0 +1,269 @@
+"""THE training loop, shared by every runner: pretraining, GLUE, SQuAD, RACE.
+
+- `strategy.run` inside a `tf.function` that runs `steps_per_loop` steps per call (dispatch amortised, as the
+  original's TPU `iterations_per_loop`); the same code for one device, Mirrored, MultiWorker and TPU strategies.
+- A task gives `loss_fn(model, batch, training) -> (terms, metrics)`: per-replica partial sums. Each loss term is
+  `(numerator, denominator, epsilon)`; the loss is sum(numerator / (GLOBAL denominator + epsilon)), the denominator
+  all-reduced over replicas first, so any number of replicas computes the single-device loss of the global batch.
+  Metrics are `(numerator, denominator)` pairs, reported as global ratios.
+- Gradients are all-reduced, clipped to global norm 1.0 (the original's clipping), then applied.
+- Optional gradient accumulation (`gradient_accumulation_steps` micro-batches per update), mixed precision (bf16;
+  fp16 with dynamic loss scaling), XLA (`jit_compile`) for the forward and backward pass.
+- `tf.train.CheckpointManager` (`model.ckpt-<step>`) holds model, optimizer and the input iterator: a restarted run
+  resumes by itself where it stopped, data position included. A non-finite loss stops the run before any
+  checkpoint of it is written. TensorBoard summaries and a progress line per loop.
+"""
+
+import dataclasses
+import math
+import os
+import time
+
+import keras
+import tensorflow as tf
+
+from albert.errors import AlbertError
+
+
+class TrainingDiverged(AlbertError):
+    """The loss became NaN or infinite."""
+
+
+@dataclasses.dataclass
+class LoopConfig:
+    output_dir: str
+    num_train_steps: int
+    global_batch_size: int
+    steps_per_loop: int = 1000
+    save_checkpoints_steps: int = 1000
+    keep_checkpoint_max: int = 5
+    gradient_accumulation_steps: int = 1
+    jit_compile: bool = False
+    clip_norm: float = 1.0
+
+
+def set_precision(mixed_precision: str):
+    """Set the Keras dtype policy before any model is built: fp32, bf16 or fp16."""
+    policies = {"fp32": "float32", "bf16": "mixed_bfloat16", "fp16": "mixed_float16"}
+    if mixed_precision not in policies:
+        raise AlbertError(f"--mixed_precision {mixed_precision!r} is unknown; use fp32, bf16 or fp16")
+    keras.mixed_precision.set_global_policy(policies[mixed_precision])
+
+
+def _ratio(numerator, denominator, epsilon=0.0):
+    return numerator / (denominator + epsilon) if epsilon else tf.math.divide_no_nan(numerator, denominator)
+
+
+class Trainer:
+    def __init__(self, strategy, model, optimizer, loss_fn, config: LoopConfig, loss_scaling: bool = False):
+        self.strategy, self.model, self.loss_fn, self.config = strategy, model, loss_fn, config
+        self.optimizer = keras.optimizers.LossScaleOptimizer(optimizer) if loss_scaling else optimizer
+        self.loss_scaling = loss_scaling
+        with strategy.scope():
+            self.optimizer.build(model.trainable_variables)
+        self.iterator = None
+        self._checkpoint = None
+        self._manager = None
+        self._train_fn = None
+        self._writer = None
+
+    # ----------------------------------------------------------------------------------------------- input
+    def _topology(self):
+        """(workers, this worker's index, replicas on this worker)."""
+        local = len(self.strategy.extended.worker_devices)
+        workers = max(1, self.strategy.num_replicas_in_sync // local)
+        resolver = getattr(self.strategy, "cluster_resolver", None)
+        worker = resolver.task_id if workers > 1 and resolver is not None and resolver.task_id is not None else 0
+        return workers, worker, local
+
+    def local_iterator(self, dataset_fn, global_batch_size: int):
+        """An iterator over this worker's share of the data, batched for all its replicas. It is a plain
+        (checkpointable) tf.data iterator: each step splits its batch over the local replicas."""
+        workers, worker, local = self._topology()
+        replicas = self.strategy.num_replicas_in_sync
+        context = tf.distribute.InputContext(workers, worker, replicas)
+        with tf.device("/cpu:0"):
+            return iter(dataset_fn(context, global_batch_size // replicas * local))
+
+    def _distribute(self, batch):
+        local = self._topology()[2]
+        if local == 1:
+            return self.strategy.experimental_distribute_values_from_function(lambda ctx: batch)
+        parts = {k: tf.split(v, local) for k, v in batch.items()}
+        return self.strategy.experimental_distribute_values_from_function(
+            lambda ctx: {k: v[ctx.replica_id_in_sync_group % local] for k, v in parts.items()})
+
+    # ------------------------------------------------------------------------------------------ checkpoints
+    @property
+    def checkpoint_dir(self) -> str:
+        """output_dir; in a multi-worker run, workers other than the chief keep their own checkpoints (with their
+        own data position) in output_dir/worker_<i>."""
+        workers, worker, _ = self._topology()
+        if workers > 1 and worker > 0:
+            return os.path.join(self.config.output_dir, f"worker_{worker}")
+        return self.config.output_dir
+
+    @property
+    def step(self) -> int:
+        return int(self.optimizer.iterations.numpy())
+
+    def _ensure_manager(self):
+        if self._manager is None:
+            items = dict(model=self.model, optimizer=self.optimizer)
+            if self.iterator is not None:
+                items["iterator"] = self.iterator
+            self._checkpoint = tf.train.Checkpoint(**items)
+            self._manager = tf.train.CheckpointManager(
+                self._checkpoint, self.checkpoint_dir, max_to_keep=self.config.keep_checkpoint_max,
+                checkpoint_name="model.ckpt", step_counter=self.optimizer.iterations)
+        return self._manager
+
+    def restore_latest(self) -> int | None:
+        """Restore the newest checkpoint of output_dir (model, optimizer, data position); its step, or None."""
+        manager = self._ensure_manager()
+        if manager.latest_checkpoint is None:
+            return None
+        self._checkpoint.restore(manager.latest_checkpoint).assert_existing_objects_matched()
+        return self.step
+
+    def save(self) -> str:
+        return self._ensure_manager().save(checkpoint_number=self.step)
+
+    # ----------------------------------------------------------------------------------------------- steps
+    def _replica_grads(self, batch):
+        ctx = tf.distribute.get_replica_context()
+        variables = self.model.trainable_variables
+        with tf.GradientTape() as tape:
+            terms, metrics = self.loss_fn(self.model, batch, True)
+            denominators = ctx.all_reduce(tf.distribute.ReduceOp.SUM, [tf.stop_gradient(d) for _, d, _ in terms])
+            loss = tf.add_n([_ratio(n, d, eps) for (n, _, eps), d in zip(terms, denominators)])
+            loss = loss / self.config.gradient_accumulation_steps
+            scaled = self.optimizer.scale_loss(loss) if self.loss_scaling else loss
+        grads = tape.gradient(scaled, variables)
+        grads = [tf.zeros_like(v) if g is None else tf.convert_to_tensor(g) for g, v in zip(grads, variables)]
+        return grads, loss, metrics
+
+    def _replica_apply(self, grads):
+        ctx = tf.distribute.get_replica_context()
+        grads = ctx.all_reduce(tf.distribute.ReduceOp.SUM, grads)
+        if self.loss_scaling:
+            scale = tf.cast(self.optimizer.dynamic_scale, tf.float32)
+            grads = [g / scale for g in grads]
+        clipped, norm = tf.clip_by_global_norm(grads, self.config.clip_norm)
+        if self.loss_scaling:  # the loss-scale optimizer divides by the scale again, and skips non-finite steps
+            clipped = [g * scale for g in clipped]
+        self.optimizer.apply(clipped, self.model.trainable_variables)
+        return norm
+
+    def _build_train_fn(self):
+        compute = tf.function(self._replica_grads, jit_compile=True) if self.config.jit_compile else self._replica_grads
+        strategy, accumulate = self.strategy, self.config.gradient_accumulation_steps
+
+        def one_step(iterator):
+            grads, loss, metrics = strategy.run(compute, args=(self._distribute(next(iterator)),))
+            for _ in range(accumulate - 1):
+                more, more_loss, more_metrics = strategy.run(compute, args=(self._distribute(next(iterator)),))
+                grads = strategy.run(lambda a, b: [x + y for x, y in zip(a, b)], args=(grads, more))
+                loss = strategy.run(tf.add, args=(loss, more_loss))
+                metrics = strategy.run(lambda a, b: {k: (a[k][0] + b[k][0], a[k][1] + b[k][1]) for k in a},
+                                       args=(metrics, more_metrics))
+            norm = strategy.run(self._replica_apply, args=(grads,))
+            reduce = lambda x: strategy.reduce(tf.distribute.ReduceOp.SUM, x, axis=None)  # noqa: E731
+            sums = {"loss": reduce(loss)}
+            for name, (numerator, denominator) in metrics.items():
+                sums[name + "/num"], sums[name + "/den"] = reduce(numerator), reduce(denominator)
+            sums["grad_norm"] = strategy.reduce(tf.distribute.ReduceOp.MEAN, norm, axis=None)
+            return sums
+
+        @tf.function
+        def train_loop(iterator, steps):
+            totals = one_step(iterator)
+            last_loss = totals["loss"]
+            for _ in tf.range(steps - 1):
+                sums = one_step(iterator)
+                last_loss = sums["loss"]
+                totals = {k: totals[k] + sums[k] for k in totals}
+            return totals, last_loss
+
+        return train_loop
+
+    # ----------------------------------------------------------------------------------------------- train
+    def train(self, dataset_fn, on_checkpoint=None, log=print) -> dict:
+        """Train until `num_train_steps`, resuming from the last checkpoint. `dataset_fn(input_context,
+        batch_size)` gives this worker's dataset in batches of `batch_size` (its global-batch share; micro-batch
+        with accumulation). `on_checkpoint(step, path)` runs after each save."""
+        c = self.config
+        self.iterator = self.local_iterator(dataset_fn, c.global_batch_size)
+        self._manager = None
+        resumed = self.restore_latest()
+        if resumed is not None:
+            log(f"resumed from {self._manager.latest_checkpoint} at step {resumed}")
+        if self._train_fn is None:
+            self._train_fn = self._build_train_fn()
+        if self._writer is None:
+            self._writer = tf.summary.create_file_writer(os.path.join(c.output_dir, "train"))
+        results = {}
+        start_step, start_time = self.step, time.time()
+        while self.step < c.num_train_steps:
+            step = self.step
+            until_save = c.save_checkpoints_steps - step % c.save_checkpoints_steps
+            steps = min(c.steps_per_loop, c.num_train_steps - step, until_save)
+            loop_start = time.time()
+            totals, last_loss = self._train_fn(self.iterator, tf.constant(steps, tf.int32))
+            totals = {k: float(v) for k, v in totals.items()}
+            if not math.isfinite(float(last_loss)) or not math.isfinite(totals["loss"]):
+                raise TrainingDiverged(
+                    f"loss became {float(last_loss)} between steps {step} and {self.step}; the last good checkpoint "
+                    f"({self._manager.latest_checkpoint}) is intact: lower --learning_rate or raise "
+                    "--num_warmup_steps and rerun")
+            results = self._summaries(totals, steps, time.time() - loop_start)
+            done = self.step - start_step
+            eta = (time.time() - start_time) / max(done, 1) * (c.num_train_steps - self.step)
+            log(f"step {self.step}/{c.num_train_steps} loss {results['loss']:.8f} "
+                + " ".join(f"{k} {v:.4f}" for k, v in results.items() if k not in ("loss", "examples_per_second"))
+                + f" | {results['examples_per_second']:.1f} examples/s, ETA {eta:.0f} s")
+            if self.step % c.save_checkpoints_steps == 0 or self.step >= c.num_train_steps:
+                path = self.save()
+                if on_checkpoint is not None:
+                    on_checkpoint(self.step, path)
+        return results
+
+    def _summaries(self, totals: dict, steps: int, seconds: float) -> dict:
+        results = {"loss": totals["loss"] / steps}
+        for key in totals:
+            if key.endswith("/num"):
+                name = key[:-4]
+                results[name] = totals[key] / totals[name + "/den"] if totals[name + "/den"] else 0.0
+        results["grad_norm"] = totals["grad_norm"] / steps
+        inner = self.optimizer.inner_optimizer if self.loss_scaling else self.optimizer
+        results["learning_rate"] = float(inner.learning_rate)  # the rate of the next step
+        results["examples_per_second"] = steps * self.config.global_batch_size * \
+            self.config.gradient_accumulation_steps / max(seconds, 1e-9)
+        with self._writer.as_default(step=self.step):
+            for name, value in results.items():
+                tf.summary.scalar(name, value)
+        self._writer.flush()
+        return results
+
+    # ------------------------------------------------------------------------------------------------ eval
+    def evaluate(self, dataset_fn, steps: int, global_batch_size: int) -> dict:
+        """The loss function's metrics over `steps` batches, each as global sum(numerator) / sum(denominator)."""
+        strategy = self.strategy
+        iterator = self.local_iterator(dataset_fn, global_batch_size)
+
+        def replica(batch):
+            _, metrics = self.loss_fn(self.model, batch, False)
+            return {name: pair for name, pair in metrics.items()}
+
+        @tf.function
+        def eval_step(iterator):
+            out = strategy.run(replica, args=(self._distribute(next(iterator)),))
+            return {k: (strategy.reduce(tf.distribute.ReduceOp.SUM, n, axis=None),
+                        strategy.reduce(tf.distribute.ReduceOp.SUM, d, axis=None)) for k, (n, d) in out.items()}
+
+        totals = {}
+        for _ in range(steps):
+            for name, (n, d) in eval_step(iterator).items():
+                num, den = totals.get(name, (0.0, 0.0))
+                totals[name] = (num + float(n), den + float(d))
+        return {name: n / d if d else 0.0 for name, (n, d) in totals.items()}

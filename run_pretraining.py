@@ -1,0 +1,159 @@
+"""ALBERT pretraining: masked-LM + sentence-order prediction with LAMB, on any tf.distribute strategy.
+
+    python run_pretraining.py --input_file=data/train-*.tfrecord --output_dir=out \
+        --albert_config_file=albert_config.json --train_batch_size=4096 --num_train_steps=125000
+
+A rerun of the same command resumes from the last checkpoint in --output_dir (weights, optimizer, data position).
+"""
+
+import json
+import math
+import os
+
+from absl import flags
+
+from albert import cli
+from albert.errors import AlbertError
+
+flags.DEFINE_string("albert_config_file", None, "Model config JSON (albert_config.json).")
+flags.DEFINE_string("input_file", None, "TFRecord files from create_pretraining_data.py, comma-separated globs.")
+flags.DEFINE_string("eval_file", None, "TFRecords to evaluate on (default: --input_file, as the original).")
+flags.DEFINE_string("output_dir", None, "Checkpoints, summaries and eval results.")
+flags.DEFINE_string("init_checkpoint", None, "Warm start: an original TF1 checkpoint or one of ours.")
+flags.DEFINE_integer("max_seq_length", 512, "Must match the data.")
+flags.DEFINE_integer("max_predictions_per_seq", 20, "Must match the data (doubled for --do_permutation data).")
+flags.DEFINE_bool("do_train", True, "Train.")
+flags.DEFINE_bool("do_eval", False, "Evaluate every checkpoint; keep model.ckpt-best by masked-LM accuracy.")
+flags.DEFINE_integer("train_batch_size", 4096, "Global batch size (over all replicas and accumulation steps).")
+flags.DEFINE_integer("eval_batch_size", 64, "Global eval batch size.")
+flags.DEFINE_enum("optimizer", "lamb", ["adamw", "lamb"], "Optimizer.")
+flags.DEFINE_float("learning_rate", 0.00176, "Peak learning rate.")
+flags.DEFINE_float("poly_power", 1.0, "Power of the polynomial decay.")
+flags.DEFINE_integer("num_train_steps", 125000, "Training steps.")
+flags.DEFINE_integer("num_warmup_steps", 3125, "Linear warmup steps.")
+flags.DEFINE_integer("start_warmup_step", 0, "Step at which the warmup starts.")
+flags.DEFINE_integer("save_checkpoints_steps", 5000, "Checkpoint (and evaluate) every this many steps.")
+flags.DEFINE_integer("keep_checkpoint_max", 5, "Checkpoints kept.")
+flags.DEFINE_integer("iterations_per_loop", 1000, "Steps per call of the compiled training loop.")
+flags.DEFINE_integer("max_eval_steps", 100, "Eval batches per evaluation.")
+flags.DEFINE_bool("use_tpu", False, "Use a TPU (same as --strategy=tpu).")
+flags.DEFINE_bool("init_from_group0", False, "Initialise every transformer group from the checkpoint's group 0.")
+flags.DEFINE_string("tpu_name", None, "Cloud TPU name.")
+flags.DEFINE_string("tpu_zone", None, "Cloud TPU zone.")
+flags.DEFINE_string("gcp_project", None, "Cloud project of the TPU.")
+flags.DEFINE_string("master", None, "TPU master address.")
+flags.DEFINE_integer("num_tpu_cores", 8, "Kept for compatibility (the TPU strategy finds its cores).")
+flags.DEFINE_float("masked_lm_budget", 0, "Not supported (online masking was never functional in the original).")
+flags.DEFINE_enum("strategy", None, ["one_device", "mirrored", "multi_worker", "tpu"],
+                  "Distribution (default: tpu with --use_tpu, mirrored with several GPUs, else one_device).")
+flags.DEFINE_enum("mixed_precision", "fp32", ["fp32", "bf16", "fp16"], "Compute precision.")
+flags.DEFINE_bool("jit_compile", False, "XLA-compile the forward and backward pass.")
+flags.DEFINE_integer("gradient_accumulation_steps", 1, "Micro-batches per update (global batch = their sum).")
+flags.DEFINE_integer("random_seed", 12345, "Seed of the input shuffling and initialisation.")
+FLAGS = flags.FLAGS
+
+
+def validate():
+    cli.require({"albert_config_file": FLAGS.albert_config_file, "input_file": FLAGS.input_file,
+                 "output_dir": FLAGS.output_dir})
+    if not FLAGS.do_train and not FLAGS.do_eval:
+        raise AlbertError("nothing to do: pass --do_train and/or --do_eval")
+    if FLAGS.masked_lm_budget:
+        raise AlbertError("--masked_lm_budget (online masking) is not supported; the original never made it work")
+    for name in ("train_batch_size", "eval_batch_size", "num_train_steps", "save_checkpoints_steps",
+                 "keep_checkpoint_max", "iterations_per_loop", "max_eval_steps", "gradient_accumulation_steps",
+                 "max_seq_length", "max_predictions_per_seq"):
+        cli.check_at_least(name, getattr(FLAGS, name), 1)
+    cli.check_at_least("num_warmup_steps", FLAGS.num_warmup_steps, 0)
+
+
+def main(argv):
+    del argv
+    validate()
+    import tensorflow as tf
+
+    from albert import AlbertConfig, AlbertPretrainer
+    from albert.checkpoints import init_from_checkpoint, save_original_checkpoint
+    from albert.distribute import create_strategy
+    from albert.input_pipeline import expand_files, pretraining_dataset
+    from albert.optimization import create_optimizer
+    from albert.tasks.pretraining import pretraining_loss
+    from albert.training import LoopConfig, Trainer, set_precision
+
+    config = AlbertConfig.from_json_file(FLAGS.albert_config_file)
+    if FLAGS.max_seq_length > config.max_position_embeddings:
+        raise AlbertError(f"--max_seq_length {FLAGS.max_seq_length} exceeds max_position_embeddings "
+                          f"({config.max_position_embeddings}) of {FLAGS.albert_config_file}")
+    train_files = expand_files(FLAGS.input_file)
+    eval_files = expand_files(FLAGS.eval_file) if FLAGS.eval_file else train_files
+    set_precision(FLAGS.mixed_precision)
+    strategy = create_strategy(FLAGS.strategy, FLAGS.use_tpu, FLAGS.tpu_name, FLAGS.tpu_zone, FLAGS.gcp_project,
+                               FLAGS.master)
+    replicas = strategy.num_replicas_in_sync
+    micro_batch = FLAGS.train_batch_size // FLAGS.gradient_accumulation_steps
+    if FLAGS.train_batch_size % (FLAGS.gradient_accumulation_steps * replicas):
+        raise AlbertError(f"--train_batch_size {FLAGS.train_batch_size} must divide evenly over "
+                          f"{replicas} replica(s) x {FLAGS.gradient_accumulation_steps} accumulation step(s)")
+    if FLAGS.eval_batch_size % replicas:
+        raise AlbertError(f"--eval_batch_size {FLAGS.eval_batch_size} must divide evenly over {replicas} replica(s)")
+    tf.io.gfile.makedirs(FLAGS.output_dir)
+    tf.keras.utils.set_random_seed(FLAGS.random_seed)
+
+    with strategy.scope():
+        model = AlbertPretrainer(config)
+        optimizer = create_optimizer(FLAGS.learning_rate, FLAGS.num_train_steps, FLAGS.num_warmup_steps,
+                                     FLAGS.optimizer, FLAGS.poly_power, FLAGS.start_warmup_step, model=model)
+    loop = LoopConfig(output_dir=FLAGS.output_dir, num_train_steps=FLAGS.num_train_steps,
+                      global_batch_size=micro_batch, steps_per_loop=FLAGS.iterations_per_loop,
+                      save_checkpoints_steps=FLAGS.save_checkpoints_steps,
+                      keep_checkpoint_max=FLAGS.keep_checkpoint_max,
+                      gradient_accumulation_steps=FLAGS.gradient_accumulation_steps, jit_compile=FLAGS.jit_compile)
+    trainer = Trainer(strategy, model, optimizer, pretraining_loss, loop,
+                      loss_scaling=FLAGS.mixed_precision == "fp16")
+
+    def dataset_fn(files, training):
+        def make(context, batch_size):
+            return pretraining_dataset(files, FLAGS.max_seq_length, FLAGS.max_predictions_per_seq, batch_size,
+                                       training, context, seed=FLAGS.random_seed)
+        return make
+
+    best_file = os.path.join(FLAGS.output_dir, "model.ckpt-best.json")
+    best = json.load(tf.io.gfile.GFile(best_file)) if tf.io.gfile.exists(best_file) else {}
+
+    def evaluate(step, _path=None):
+        results = trainer.evaluate(dataset_fn(eval_files, False), FLAGS.max_eval_steps, FLAGS.eval_batch_size)
+        results["loss"] = results["masked_lm_loss"] + results["sentence_order_loss"]
+        results["global_step"] = step
+        _write_text(os.path.join(FLAGS.output_dir, "eval_results.txt"),
+                    "".join(f"{k} = {results[k]}\n" for k in sorted(results)))
+        print("eval " + " ".join(f"{k} {results[k]:.4f}" for k in sorted(results) if k != "global_step"))
+        if results["masked_lm_accuracy"] > best.get("masked_lm_accuracy", -math.inf):
+            best.update(results)
+            save_original_checkpoint(model, os.path.join(FLAGS.output_dir, "model.ckpt-best"), global_step=step)
+            _write_text(best_file, json.dumps(best, indent=2, sort_keys=True) + "\n")
+        return results
+
+    if FLAGS.do_train:
+        if tf.train.latest_checkpoint(FLAGS.output_dir) is None and FLAGS.init_checkpoint:
+            print(init_from_checkpoint(model, FLAGS.init_checkpoint, FLAGS.init_from_group0))
+        trainer.train(dataset_fn(train_files, True), on_checkpoint=evaluate if FLAGS.do_eval else None)
+    elif FLAGS.do_eval:
+        for path in tf.train.get_checkpoint_state(FLAGS.output_dir).all_model_checkpoint_paths \
+                if tf.train.get_checkpoint_state(FLAGS.output_dir) else []:
+            tf.train.Checkpoint(model=model).read(path).expect_partial()
+            evaluate(int(path.rsplit("-", 1)[1]))
+        if not best:
+            raise AlbertError(f"{FLAGS.output_dir}: no checkpoint to evaluate; train first (--do_train)")
+
+
+def _write_text(path, text):
+    import tensorflow as tf
+
+    tmp = f"{path}.tmp"
+    with tf.io.gfile.GFile(tmp, "w") as f:
+        f.write(text)
+    tf.io.gfile.rename(tmp, path, overwrite=True)
+
+
+if __name__ == "__main__":
+    cli.run(main)
