@@ -1,0 +1,122 @@
+"""run_pretraining.py end to end: learning, resuming after SIGKILL, original inputs, strategies, errors."""
+
+import os
+import signal
+import time
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from tests.helpers import FIXTURES
+from tests.pretraining_helpers import (PRED, SEQ, run_pretraining, step_losses, write_config,
+                                       write_original_records)
+
+
+@pytest.fixture
+def setup(tmp_path):
+    records = write_original_records(str(tmp_path / "train.tfrecord"), 8)
+    config = write_config(str(tmp_path / "albert_config.json"))
+    return tmp_path, records, config
+
+
+@pytest.mark.slow
+def test_tiny_model_overfits_original_format_records(setup):
+    tmp_path, records, config = setup
+    out = tmp_path / "out"
+    result = run_pretraining(f"--input_file={records}", f"--output_dir={out}", f"--albert_config_file={config}",
+                             "--train_batch_size=8", "--num_train_steps=300", "--num_warmup_steps=10",
+                             "--learning_rate=0.01", "--save_checkpoints_steps=300", "--iterations_per_loop=100",
+                             "--do_eval", "--eval_batch_size=8", "--max_eval_steps=1")
+    assert result.returncode == 0, result.stderr[-2000:]
+    results = dict(line.split(" = ") for line in (out / "eval_results.txt").read_text().splitlines())
+    assert float(results["masked_lm_accuracy"]) >= 0.95, results
+    assert float(results["sentence_order_accuracy"]) >= 0.95, results
+    assert results["global_step"] == "300"
+    assert set(results) == {"global_step", "loss", "masked_lm_accuracy", "masked_lm_loss",
+                            "sentence_order_accuracy", "sentence_order_loss"}
+    assert abs(float(results["loss"]) - float(results["masked_lm_loss"]) - float(results["sentence_order_loss"])) \
+        < 1e-6
+    # model.ckpt-best is written under the original names, readable as the original's checkpoints are.
+    names = dict(tf.train.list_variables(str(out / "model.ckpt-best")))
+    assert names["bert/embeddings/word_embeddings"] == [40, 8] and names["global_step"] == []
+    assert (out / "train").is_dir() and any((out / "train").iterdir())  # TensorBoard summaries
+
+
+@pytest.mark.slow
+def test_sigkill_then_rerun_resumes_exactly(setup):
+    tmp_path, records, config = setup
+    common = [f"--input_file={records}", f"--albert_config_file={config}", "--train_batch_size=4",
+              "--num_train_steps=60", "--num_warmup_steps=5", "--learning_rate=0.005", "--save_checkpoints_steps=5",
+              "--iterations_per_loop=1", "--keep_checkpoint_max=3"]
+    reference = run_pretraining(*common, f"--output_dir={tmp_path / 'ref'}")
+    assert reference.returncode == 0, reference.stderr[-2000:]
+    expected = step_losses(reference.stdout)
+    assert sorted(expected) == list(range(1, 61))
+
+    out = tmp_path / "killed"
+    proc = run_pretraining(*common, f"--output_dir={out}", popen=True)
+    deadline = time.time() + 240
+    while not (out / "model.ckpt-10.index").exists() and proc.poll() is None and time.time() < deadline:
+        time.sleep(0.005)
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate()
+    assert proc.returncode == -signal.SIGKILL
+    state = tf.train.get_checkpoint_state(str(out))
+    last = int(state.model_checkpoint_path.rsplit("-", 1)[1])
+    assert 5 <= last < 60  # the kill may land while model.ckpt-10 is being written: then 5 is the last
+    for path in state.all_model_checkpoint_paths:  # every checkpoint left behind reads back whole
+        reader = tf.train.load_checkpoint(path)
+        dtypes = reader.get_variable_to_dtype_map()
+        assert any("iterator" in n for n in dtypes)  # the data position is in the checkpoint
+        assert all(reader.get_tensor(n) is not None for n, d in dtypes.items() if d != tf.variant)
+
+    resumed = run_pretraining(*common, f"--output_dir={out}")
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert f"resumed from {out}/model.ckpt-{last} at step {last}" in resumed.stdout
+    got = step_losses(resumed.stdout)
+    assert sorted(got) == list(range(last + 1, 61))
+    for step, loss in got.items():
+        assert abs(loss - expected[step]) <= 1e-6, (step, loss, expected[step])
+
+
+def test_init_checkpoint_from_an_original_tf1_checkpoint(tmp_path):
+    records = write_original_records(str(tmp_path / "train.tfrecord"), 8, learnable=False)
+    fixture = os.path.join(FIXTURES, "e_lt_h_shared")
+    out = tmp_path / "out"
+    result = run_pretraining(f"--input_file={records}", f"--output_dir={out}",
+                             f"--albert_config_file={fixture}/albert_config.json",
+                             f"--init_checkpoint={fixture}/model.ckpt", "--learning_rate=0", "--train_batch_size=4",
+                             "--num_train_steps=1", "--num_warmup_steps=0", "--save_checkpoints_steps=1")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert f"{fixture}/model.ckpt: loaded 32, missing 0, ignored 2" in result.stdout
+    from albert import AlbertConfig, AlbertPretrainer
+    from albert.checkpoints import init_from_checkpoint, original_variable_map
+
+    model = AlbertPretrainer(AlbertConfig.from_json_file(f"{fixture}/albert_config.json"))
+    init_from_checkpoint(model, str(out / "model.ckpt-1"))  # our TF2 checkpoint, restored through the encoder
+    reader = tf.train.load_checkpoint(f"{fixture}/model.ckpt")
+    for name, variable in original_variable_map(model).items():
+        np.testing.assert_array_equal(np.asarray(variable), reader.get_tensor(name), err_msg=name)
+
+
+def test_cli_errors(setup):
+    tmp_path, records, config = setup
+    base = [f"--input_file={records}", f"--output_dir={tmp_path / 'o'}", f"--albert_config_file={config}"]
+    cases = [
+        (["--strategy=tpu"], "--strategy tpu needs a TPU: pass --tpu_name (or --master), or use --strategy "
+                             "one_device / mirrored / multi_worker"),
+        (["--train_batch_size=6", "--gradient_accumulation_steps=4"],
+         "--train_batch_size 6 must divide evenly over 1 replica(s) x 4 accumulation step(s)"),
+        ([f"--max_seq_length={SEQ * 2}"], f"--max_seq_length {SEQ * 2} exceeds max_position_embeddings ({SEQ})"),
+        (["--strategy=multi_worker"], "--strategy multi_worker needs the TF_CONFIG environment variable"),
+    ]
+    for extra, message in cases:
+        result = run_pretraining(*base, *extra)
+        assert result.returncode == 2, (extra, result.stderr[-2000:])
+        assert message in result.stderr.strip().splitlines()[-1], (extra, result.stderr[-500:])
+    missing = run_pretraining(f"--input_file={tmp_path}/none*.tfrecord", f"--output_dir={tmp_path / 'o'}",
+                              f"--albert_config_file={config}")
+    assert missing.returncode == 2
+    assert missing.stderr.strip().splitlines()[-1] == (f"run_pretraining.py: error: {tmp_path}/none*.tfrecord: no "
+                                                        "TFRecord file matches; check --input_file")
