@@ -120,3 +120,24 @@ def test_cli_errors(setup):
     assert missing.returncode == 2
     assert missing.stderr.strip().splitlines()[-1] == (f"run_pretraining.py: error: {tmp_path}/none*.tfrecord: no "
                                                         "TFRecord file matches; check --input_file")
+
+
+@pytest.mark.slow
+def test_accumulation_xla_and_fp16_paths_train(setup):
+    """Accumulating 2 micro-batches of 4 gives the first-step loss of one batch of 8 (the masked-LM denominator
+    is per micro-batch, so equal up to the weight balance); XLA and fp16 (dynamic loss scaling) runs learn."""
+    tmp_path, records, config = setup
+    common = [f"--input_file={records}", f"--albert_config_file={config}", "--train_batch_size=8",
+              "--num_train_steps=30", "--num_warmup_steps=2", "--learning_rate=0.01", "--save_checkpoints_steps=30",
+              "--iterations_per_loop=1"]
+    runs = {}
+    for name, extra in {"plain": [], "accumulate": ["--gradient_accumulation_steps=2"],
+                        "xla": ["--jit_compile"], "fp16": ["--mixed_precision=fp16"]}.items():
+        result = run_pretraining(*common, *extra, f"--output_dir={tmp_path / name}")
+        assert result.returncode == 0, (name, result.stderr[-2000:])
+        runs[name] = step_losses(result.stdout)
+        assert sorted(runs[name]) == list(range(1, 31)), name
+        assert runs[name][30] < runs[name][1] - 0.5, (name, runs[name][1], runs[name][30])
+    assert abs(runs["accumulate"][1] - runs["plain"][1]) < 0.02
+    assert abs(runs["xla"][1] - runs["plain"][1]) < 1e-4
+    assert abs(runs["fp16"][1] - runs["plain"][1]) < 0.05
