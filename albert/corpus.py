@@ -14,7 +14,7 @@ def _gfile():
     return tf.io.gfile
 
 
-def expand_inputs(spec: str) -> list[str]:
+def expand_inputs(spec: str, kind: str = "input file") -> list[str]:
     """Comma-separated file names or globs -> the sorted list of files; a pattern matching nothing is an error."""
     files = []
     for pattern in (p.strip() for p in spec.split(",")):
@@ -23,10 +23,10 @@ def expand_inputs(spec: str) -> list[str]:
         matches = sorted(_gfile().glob(pattern)) if "://" in pattern else sorted(glob.glob(pattern))
         matches = [m for m in matches if "://" in m or os.path.isfile(m)]
         if not matches:
-            raise AlbertError(f"{pattern}: no input file matches; check --input_file")
+            raise AlbertError(f"{pattern}: no {kind} matches; check --input_file")
         files.extend(matches)
     if not files:
-        raise AlbertError("--input_file is empty; pass one or more text files (comma-separated, globs allowed)")
+        raise AlbertError(f"--input_file is empty; pass one or more {kind}s (comma-separated, globs allowed)")
     return files
 
 

@@ -2,21 +2,13 @@
 
 import tensorflow as tf
 
-from albert.errors import AlbertError
+from albert.corpus import expand_inputs
 from albert.feature_specs import pretraining_features
 
 
 def expand_files(patterns: str) -> list:
-    """Comma-separated TFRecord files or globs (tf.io.gfile, so gs:// works)."""
-    files = []
-    for pattern in (p.strip() for p in patterns.split(",") if p.strip()):
-        matches = sorted(tf.io.gfile.glob(pattern))
-        if not matches:
-            raise AlbertError(f"{pattern}: no TFRecord file matches; check --input_file")
-        files.extend(matches)
-    if not files:
-        raise AlbertError("--input_file is empty; pass TFRecord files written by create_pretraining_data.py")
-    return files
+    """Comma-separated TFRecord files or globs (local, or gs:// through tf.io.gfile)."""
+    return expand_inputs(patterns, kind="TFRecord file")
 
 
 def feature_description(spec: dict) -> dict:

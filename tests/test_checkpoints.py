@@ -161,3 +161,17 @@ def test_native_tf2_checkpoint_saves_every_block(tmp_path, sharing):
     assert len(saved) == len(source.weights)
     batch = padded_batch(config)
     np.testing.assert_array_equal(np.asarray(target(batch)["mlm_logits"]), np.asarray(source(batch)["mlm_logits"]))
+
+
+def test_init_from_group0_fills_every_group_from_the_first(tmp_path):
+    one_group = AlbertEncoder(tiny_config())
+    path = save_original_checkpoint(one_group, os.path.join(tmp_path, "model.ckpt"))
+    target = AlbertEncoder(tiny_config(num_hidden_groups=3))
+    with pytest.raises(AlbertError, match="lacks it"):
+        load_original_checkpoint(target, path)
+    report = load_original_checkpoint(target, path, init_from_group0=True)
+    assert report.unused == [] and report.missing == []
+    source = next(iter(one_group.ffn_blocks.values()))
+    for key, block in target.ffn_blocks.items():
+        np.testing.assert_array_equal(np.asarray(block.intermediate.kernel), np.asarray(source.intermediate.kernel))
+    assert sorted(target.ffn_blocks) == ["group_0/inner_group_0", "group_1/inner_group_0", "group_2/inner_group_0"]
