@@ -1,0 +1,34 @@
+"""GLUE metrics from scikit-learn / scipy, and the best-checkpoint rule of the original (spec §9.4)."""
+
+import numpy as np
+from scipy import stats
+from sklearn import metrics as skm
+
+# The metric the original keeps model.ckpt-best by: MCC for CoLA, Pearson for STS-B, accuracy elsewhere.
+BEST_KEY = {"cola": "matthew_corr", "sts-b": "pearson"}
+F1_TASKS = ("mrpc", "qqp")
+
+
+def best_key(task_name: str) -> str:
+    return BEST_KEY.get(task_name, "eval_accuracy")
+
+
+def glue_metrics(task_name: str, predictions, labels) -> dict:
+    """Dev metrics of one task: predictions are class ids (or floats for STS-B)."""
+    predictions, labels = np.asarray(predictions), np.asarray(labels)
+    if task_name == "sts-b":
+        return {"pearson": float(stats.pearsonr(predictions, labels)[0]),
+                "spearman": float(stats.spearmanr(predictions, labels)[0]),
+                "MSE": float(skm.mean_squared_error(labels, predictions))}
+    out = {"eval_accuracy": float(skm.accuracy_score(labels, predictions))}
+    if task_name == "cola":
+        out["matthew_corr"] = float(skm.matthews_corrcoef(labels, predictions))
+    if task_name in F1_TASKS:
+        out["f1"] = float(skm.f1_score(labels, predictions, pos_label=1, zero_division=0))
+    return out
+
+
+def best_step(history: dict, task_name: str) -> int:
+    """The step whose metrics are best by the task's key (the earliest on ties). history: {step: metrics}."""
+    key = best_key(task_name)
+    return max(sorted(history), key=lambda step: (history[step][key], -step))
