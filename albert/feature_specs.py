@@ -18,3 +18,14 @@ def pretraining_features(max_seq_length: int, max_predictions_per_seq: int, do_p
         "masked_lm_weights": ("float32", predictions),
         "next_sentence_labels": ("int64", 1),  # holds the SOP (or NSP) label: 1 = swapped / random
     }
+
+
+def classifier_features(max_seq_length: int, regression: bool = False) -> dict:
+    """The original run_classifier record (spec §9.2); STS-B's label is a float."""
+    return {
+        "input_ids": ("int64", max_seq_length),
+        "input_mask": ("int64", max_seq_length),
+        "segment_ids": ("int64", max_seq_length),
+        "label_ids": ("float32" if regression else "int64", 1),
+        "is_real_example": ("int64", 1),
+    }

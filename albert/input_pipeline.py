@@ -3,7 +3,7 @@
 import tensorflow as tf
 
 from albert.corpus import expand_inputs
-from albert.feature_specs import pretraining_features
+from albert.feature_specs import classifier_features, pretraining_features
 
 
 def expand_files(patterns: str) -> list:
@@ -59,3 +59,10 @@ def pretraining_dataset(files: list, max_seq_length: int, max_predictions_per_se
     spec = pretraining_features(max_seq_length, max_predictions_per_seq)
     keep = tuple(k for k in spec if k != "token_boundary")
     return record_dataset(files, _decoder(spec, keep), batch_size, is_training, input_context, seed)
+
+
+def classifier_dataset(files: list, max_seq_length: int, regression: bool, batch_size: int, is_training: bool,
+                       input_context=None, seed: int = 12345):
+    """GLUE feature records (spec §9.2)."""
+    return record_dataset(files, _decoder(classifier_features(max_seq_length, regression)), batch_size, is_training,
+                          input_context, seed)

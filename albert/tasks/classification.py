@@ -1,0 +1,77 @@
+"""Sequence classification and regression (GLUE): cached feature records, the loss, and predictions."""
+
+import json
+import os
+
+import numpy as np
+import tensorflow as tf
+
+from albert.example_proto import serialize_examples
+from albert.feature_specs import classifier_features
+from albert.tasks.glue import Task, convert_example, read_examples
+from albert.tfrecord import TFRecordWriter
+
+MODEL_INPUTS = ("input_ids", "input_mask", "segment_ids")
+
+
+def write_features(features: list, path: str, max_seq_length: int, regression: bool):
+    """InputFeatures -> a TFRecord file of the original classifier records (temporary name, then rename)."""
+    label_type = np.float32 if regression else np.int64
+    arrays = {
+        "input_ids": np.array([f.input_ids for f in features], np.int64),
+        "input_mask": np.array([f.input_mask for f in features], np.int64),
+        "segment_ids": np.array([f.segment_ids for f in features], np.int64),
+        "label_ids": np.array([[f.label_id] for f in features], label_type),
+        "is_real_example": np.array([[f.is_real_example] for f in features], np.int64),
+    }
+    assert set(arrays) == set(classifier_features(max_seq_length, regression))
+    tmp = f"{path}.tmp-{os.getpid()}"
+    with TFRecordWriter(tmp) as writer:
+        for record in serialize_examples(arrays):
+            writer.write(record)
+    os.replace(tmp, path)
+
+
+def cached_features(task: Task, data_dir: str, split: str, tokenizer, max_seq_length: int, cached_dir: str) -> tuple:
+    """(TFRecord path, examples) of a split; the records are built once and reused while the task, split and
+    max_seq_length match (a `.json` beside them records those)."""
+    examples = read_examples(task, data_dir, split)
+    os.makedirs(cached_dir, exist_ok=True)
+    name = {"dev": "eval", "test": "predict"}.get(split, split)
+    path = os.path.join(cached_dir, f"{task.name}_{name}.tf_record")
+    meta = {"task": task.name, "split": split, "max_seq_length": max_seq_length, "examples": len(examples)}
+    if os.path.exists(path) and os.path.exists(path + ".json"):
+        with open(path + ".json") as f:
+            if json.load(f) == meta:
+                return path, examples
+    features = [convert_example(e, task, max_seq_length, tokenizer) for e in examples]
+    write_features(features, path, max_seq_length, task.is_regression)
+    with open(path + ".json", "w") as f:
+        json.dump(meta, f)
+    return path, examples
+
+
+def classification_loss(model, batch, training):
+    """Mean cross-entropy (classification) or mean squared error (regression, one output), weighted by
+    `is_real_example`; metrics: the loss and, for classification, accuracy."""
+    logits = model({k: batch[k] for k in MODEL_INPUTS}, training=training)["logits"]
+    real = tf.cast(tf.reshape(batch["is_real_example"], [-1]), tf.float32)
+    labels = tf.reshape(batch["label_ids"], [-1])
+    count = tf.reduce_sum(real)
+    if logits.shape[-1] == 1:
+        per_example = tf.square(logits[:, 0] - tf.cast(labels, tf.float32))
+        total = tf.reduce_sum(real * per_example)
+        return [(total, count, 0.0)], {"eval_loss": (total, count)}
+    labels = tf.cast(labels, tf.int32)
+    per_example = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+    correct = tf.cast(tf.equal(tf.argmax(logits, -1, output_type=tf.int32), labels), tf.float32)
+    total = tf.reduce_sum(real * per_example)
+    return [(total, count, 0.0)], {"eval_loss": (total, count), "eval_accuracy": (tf.reduce_sum(real * correct), count)}
+
+
+def predict(model, dataset, steps: int) -> np.ndarray:
+    """Logits of `steps` batches (one device: prediction is cheap)."""
+    outputs = []
+    for batch, _ in zip(dataset, range(steps)):
+        outputs.append(model({k: batch[k] for k in MODEL_INPUTS}, training=False)["logits"].numpy())
+    return np.concatenate(outputs) if outputs else np.zeros((0, 1))

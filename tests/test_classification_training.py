@@ -1,0 +1,112 @@
+"""A tiny classifier learns a synthetic pair task and a regression target through the shared training loop."""
+
+import random
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from albert import AlbertClassifier, AlbertConfig
+from albert.input_pipeline import classifier_dataset
+from albert.optimization import create_optimizer
+from albert.tasks.classification import cached_features, classification_loss, predict
+from albert.tasks.glue import get_task
+from albert.tasks.metrics import glue_metrics
+from albert.training import LoopConfig, Trainer
+
+WORDS = [f"w{i}" for i in range(20)]
+
+
+class WordTokenizer:
+    def __init__(self):
+        self.vocab = {p: i for i, p in enumerate(["<pad>", "<unk>", "[CLS]", "[SEP]", "[MASK]", "alpha", "beta", "up"]
+                                                 + WORDS)}
+
+    def tokenize(self, text):
+        return text.split()
+
+    def convert_tokens_to_ids(self, tokens):
+        return [self.vocab[t] for t in tokens]
+
+
+def write_task(root, directory, header, rows):
+    (root / directory).mkdir(parents=True, exist_ok=True)
+    for split, split_rows in rows.items():
+        with open(root / directory / f"{split}.tsv", "w") as f:
+            f.write("\t".join(header) + "\n" + "".join("\t".join(r) + "\n" for r in split_rows))
+
+
+def make_rte_like(root, rng):
+    """Label `entailment` iff the second sentence carries the word alpha (the first never does)."""
+    def row(i):
+        marker = rng.choice(["alpha", "beta"])
+        b = [rng.choice(WORDS) for _ in range(4)]
+        b.insert(rng.randrange(5), marker)
+        return [str(i), " ".join(rng.choice(WORDS) for _ in range(5)), " ".join(b),
+                "entailment" if marker == "alpha" else "not_entailment"]
+    write_task(root, "RTE", ["index", "sentence1", "sentence2", "label"],
+               {"train": [row(i) for i in range(256)], "dev": [row(i) for i in range(128)]})
+
+
+def make_sts_like(root, rng):
+    """Score = how many of the 8 words are `up` (0..4), as a float."""
+    def row(i):
+        count = rng.randint(0, 4)
+        words = ["up"] * count + [rng.choice(WORDS) for _ in range(8 - count)]
+        rng.shuffle(words)
+        return [str(i), "main", "f", "2012", "0", "none", "none", " ".join(words[:4]), " ".join(words[4:]),
+                f"{count:.1f}"]
+    header = ["index", "genre", "filename", "year", "old_index", "source1", "source2", "sentence1", "sentence2",
+              "score"]
+    write_task(root, "STS-B", header, {"train": [row(i) for i in range(256)], "dev": [row(i) for i in range(128)]})
+
+
+def train_and_score(tmp_path, task_name, steps, learning_rate):
+    keras.utils.set_random_seed(0)
+    task = get_task(task_name)
+    tokenizer = WordTokenizer()
+    train_file, _ = cached_features(task, str(tmp_path), "train", tokenizer, 16, str(tmp_path / "cache"))
+    dev_file, dev_examples = cached_features(task, str(tmp_path), "dev", tokenizer, 16, str(tmp_path / "cache"))
+    config = AlbertConfig(vocab_size=len(tokenizer.vocab), embedding_size=16, hidden_size=32, num_hidden_layers=2,
+                          num_attention_heads=2, intermediate_size=64, max_position_embeddings=16)
+    strategy = tf.distribute.OneDeviceStrategy("/cpu:0")
+    labels = 1 if task.is_regression else len(task.labels)
+    with strategy.scope():
+        model = AlbertClassifier(config, num_labels=labels)
+        optimizer = create_optimizer(learning_rate, steps, steps // 10, "adamw", model=model)
+    loop = LoopConfig(output_dir=str(tmp_path / "model"), num_train_steps=steps, global_batch_size=32,
+                      steps_per_loop=steps, save_checkpoints_steps=steps)
+    trainer = Trainer(strategy, model, optimizer, classification_loss, loop)
+    trainer.train(lambda ctx, batch: classifier_dataset([train_file], 16, task.is_regression, batch, True, ctx),
+                  log=lambda line: None)
+    logits = predict(model, classifier_dataset([dev_file], 16, task.is_regression, 32, False), 4)
+    gold = [e.label if task.is_regression else task.labels.index(e.label) for e in dev_examples]
+    predictions = logits[:, 0] if task.is_regression else logits.argmax(-1)
+    return glue_metrics(task_name, predictions, gold)
+
+
+@pytest.mark.slow
+def test_tiny_classifier_learns_a_pair_task(tmp_path):
+    make_rte_like(tmp_path, random.Random(0))
+    assert train_and_score(tmp_path, "rte", 300, 3e-3)["eval_accuracy"] >= 0.95
+
+
+@pytest.mark.slow
+def test_tiny_regressor_learns_a_score(tmp_path):
+    make_sts_like(tmp_path, random.Random(1))
+    assert train_and_score(tmp_path, "sts-b", 400, 3e-3)["pearson"] >= 0.9
+
+
+def test_features_are_cached_and_rebuilt_when_the_length_changes(tmp_path):
+    make_rte_like(tmp_path, random.Random(2))
+    task, tokenizer = get_task("rte"), WordTokenizer()
+    path, examples = cached_features(task, str(tmp_path), "dev", tokenizer, 16, str(tmp_path / "c"))
+    assert path.endswith("c/rte_eval.tf_record") and len(examples) == 128
+    stamp = (tmp_path / "c" / "rte_eval.tf_record").stat().st_mtime_ns
+    cached_features(task, str(tmp_path), "dev", tokenizer, 16, str(tmp_path / "c"))
+    assert (tmp_path / "c" / "rte_eval.tf_record").stat().st_mtime_ns == stamp  # reused
+    cached_features(task, str(tmp_path), "dev", tokenizer, 20, str(tmp_path / "c"))
+    record = next(iter(tf.data.TFRecordDataset(path)))
+    parsed = tf.train.Example.FromString(record.numpy()).features.feature
+    assert len(parsed["input_ids"].int64_list.value) == 20 and parsed["label_ids"].int64_list.value[0] in (0, 1)
