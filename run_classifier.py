@@ -1,0 +1,204 @@
+"""Fine-tune ALBERT on a GLUE task: train, evaluate every checkpoint (keeping the best), predict the test set.
+
+    python run_classifier.py --task_name=MNLI --data_dir=glue --output_dir=out/mnli \
+        --albert_config_file=albert_config.json --spm_model_file=30k-clean.model \
+        --init_checkpoint=albert_base/model.ckpt-best --do_train --do_eval --do_predict \
+        --max_seq_length=128 --train_batch_size=128 --learning_rate=3e-5 --train_step=10000 --warmup_step=1000
+"""
+
+import math
+import os
+
+from absl import flags
+
+from albert import cli
+from albert.errors import AlbertError
+
+flags.DEFINE_string("data_dir", None, "Directory holding the task's folder (e.g. MNLI/, CoLA/) in the GLUE layout.")
+flags.DEFINE_string("albert_config_file", None, "Model config JSON.")
+flags.DEFINE_string("task_name", None, "cola, mnli, mismnli, mrpc, rte, sst-2, sts-b, qqp, qnli, wnli or ax.")
+flags.DEFINE_string("vocab_file", None, "WordPiece vocabulary (when --spm_model_file is empty).")
+flags.DEFINE_string("spm_model_file", None, "SentencePiece model.")
+flags.DEFINE_string("output_dir", None, "Checkpoints, eval results and predictions.")
+flags.DEFINE_string("cached_dir", None, "Where feature TFRecords are cached (default --output_dir).")
+flags.DEFINE_string("init_checkpoint", None, "An original TF1 checkpoint, a run_pretraining one or a fine-tuned one.")
+flags.DEFINE_bool("do_lower_case", True, "Lower-case the text.")
+flags.DEFINE_integer("max_seq_length", 512, "Tokens per example (at most max_position_embeddings).")
+flags.DEFINE_bool("do_train", False, "Train.")
+flags.DEFINE_bool("do_eval", False, "Evaluate every checkpoint on dev; keep model.ckpt-best.")
+flags.DEFINE_bool("do_predict", False, "Predict the test set with model.ckpt-best.")
+flags.DEFINE_integer("train_batch_size", 32, "Global training batch.")
+flags.DEFINE_integer("eval_batch_size", 8, "Eval batch.")
+flags.DEFINE_integer("predict_batch_size", 8, "Predict batch.")
+flags.DEFINE_float("learning_rate", 5e-5, "Peak learning rate.")
+flags.DEFINE_integer("train_step", 1000, "Training steps (the decay horizon).")
+flags.DEFINE_integer("warmup_step", 0, "Warmup steps.")
+flags.DEFINE_integer("save_checkpoints_steps", 1000, "Checkpoint (and evaluate) every this many steps.")
+flags.DEFINE_integer("keep_checkpoint_max", 5, "Checkpoints kept.")
+flags.DEFINE_integer("iterations_per_loop", 1000, "Steps per compiled loop call.")
+flags.DEFINE_enum("optimizer", "adamw", ["adamw", "lamb"], "Optimizer.")
+flags.DEFINE_bool("use_tpu", False, "Use a TPU.")
+flags.DEFINE_string("tpu_name", None, "Cloud TPU name.")
+flags.DEFINE_string("tpu_zone", None, "Cloud TPU zone.")
+flags.DEFINE_string("gcp_project", None, "Cloud project of the TPU.")
+flags.DEFINE_string("master", None, "TPU master address.")
+flags.DEFINE_integer("num_tpu_cores", 8, "Kept for compatibility.")
+flags.DEFINE_enum("strategy", None, ["one_device", "mirrored", "multi_worker", "tpu"], "Distribution strategy.")
+flags.DEFINE_enum("mixed_precision", "fp32", ["fp32", "bf16", "fp16"], "Compute precision.")
+flags.DEFINE_bool("jit_compile", False, "XLA-compile the forward and backward pass.")
+flags.DEFINE_integer("random_seed", 12345, "Seed of initialisation and shuffling.")
+FLAGS = flags.FLAGS
+
+# The GLUE server's file name for each task's predictions.
+SUBMISSION_NAMES = {"cola": "CoLA", "mnli": "MNLI-m", "mismnli": "MNLI-mm", "mrpc": "MRPC", "qnli": "QNLI",
+                    "qqp": "QQP", "rte": "RTE", "sst-2": "SST-2", "sts-b": "STS-B", "wnli": "WNLI", "ax": "AX"}
+
+
+def validate():
+    cli.require({"data_dir": FLAGS.data_dir, "task_name": FLAGS.task_name, "output_dir": FLAGS.output_dir,
+                 "albert_config_file": FLAGS.albert_config_file})
+    if not FLAGS.spm_model_file and not FLAGS.vocab_file:
+        raise AlbertError("--spm_model_file (SentencePiece) or --vocab_file (WordPiece) is required")
+    if not (FLAGS.do_train or FLAGS.do_eval or FLAGS.do_predict):
+        raise AlbertError("nothing to do: pass at least one of --do_train, --do_eval, --do_predict")
+    for name in ("max_seq_length", "train_batch_size", "eval_batch_size", "predict_batch_size", "train_step",
+                 "save_checkpoints_steps", "keep_checkpoint_max", "iterations_per_loop"):
+        cli.check_at_least(name, getattr(FLAGS, name), 1)
+    if not os.path.isdir(FLAGS.data_dir):
+        raise AlbertError(f"{FLAGS.data_dir}: --data_dir not found")
+
+
+def main(argv):
+    del argv
+    validate()
+    import numpy as np
+    import tensorflow as tf
+
+    from albert import AlbertClassifier, AlbertConfig
+    from albert.checkpoints import init_from_checkpoint, save_original_checkpoint
+    from albert.distribute import create_strategy
+    from albert.input_pipeline import classifier_dataset
+    from albert.optimization import create_optimizer
+    from albert.tasks.classification import cached_features, classification_loss, predict
+    from albert.tasks.glue import get_task
+    from albert.tasks.metrics import best_key, glue_metrics
+    from albert.tokenization import FullTokenizer
+    from albert.training import LoopConfig, Trainer, set_precision
+
+    task = get_task(FLAGS.task_name)
+    if task.name == "ax" and (FLAGS.do_train or FLAGS.do_eval):
+        raise AlbertError("task ax is predict-only: use --do_predict with a model fine-tuned on MNLI")
+    config = AlbertConfig.from_json_file(FLAGS.albert_config_file)
+    if FLAGS.max_seq_length > config.max_position_embeddings:
+        raise AlbertError(f"--max_seq_length {FLAGS.max_seq_length} exceeds max_position_embeddings "
+                          f"({config.max_position_embeddings}) of {FLAGS.albert_config_file}")
+    tokenizer = FullTokenizer(FLAGS.vocab_file, FLAGS.do_lower_case, FLAGS.spm_model_file)
+    cached_dir = FLAGS.cached_dir or FLAGS.output_dir
+    set_precision(FLAGS.mixed_precision)
+    strategy = create_strategy(FLAGS.strategy, FLAGS.use_tpu, FLAGS.tpu_name, FLAGS.tpu_zone, FLAGS.gcp_project,
+                               FLAGS.master)
+    if FLAGS.train_batch_size % strategy.num_replicas_in_sync:
+        raise AlbertError(f"--train_batch_size {FLAGS.train_batch_size} must divide evenly over "
+                          f"{strategy.num_replicas_in_sync} replica(s)")
+    tf.io.gfile.makedirs(FLAGS.output_dir)
+    tf.keras.utils.set_random_seed(FLAGS.random_seed)
+    num_labels = 1 if task.is_regression else len(task.labels)
+    with strategy.scope():
+        model = AlbertClassifier(config, num_labels=num_labels)
+        optimizer = create_optimizer(FLAGS.learning_rate, FLAGS.train_step, FLAGS.warmup_step, FLAGS.optimizer,
+                                     model=model)
+    loop = LoopConfig(output_dir=FLAGS.output_dir, num_train_steps=FLAGS.train_step,
+                      global_batch_size=FLAGS.train_batch_size, steps_per_loop=FLAGS.iterations_per_loop,
+                      save_checkpoints_steps=FLAGS.save_checkpoints_steps, keep_checkpoint_max=FLAGS.keep_checkpoint_max,
+                      jit_compile=FLAGS.jit_compile)
+    trainer = Trainer(strategy, model, optimizer, classification_loss, loop,
+                      loss_scaling=FLAGS.mixed_precision == "fp16")
+
+    def logits_of(split, batch_size):
+        path, examples = cached_features(task, FLAGS.data_dir, split, tokenizer, FLAGS.max_seq_length, cached_dir)
+        dataset = classifier_dataset([path], FLAGS.max_seq_length, task.is_regression, batch_size, False)
+        return predict(model, dataset, math.ceil(len(examples) / batch_size))[:len(examples)], examples
+
+    best_path = os.path.join(FLAGS.output_dir, "best_trial.txt")
+
+    def evaluate(step, _path=None):
+        logits, examples = logits_of("dev", FLAGS.eval_batch_size)
+        gold = np.array([e.label if task.is_regression else task.labels.index(e.label) for e in examples])
+        predictions = logits[:, 0] if task.is_regression else logits.argmax(-1)
+        results = glue_metrics(task.name, predictions, gold)
+        if task.is_regression:
+            results["eval_loss"] = float(np.mean((predictions - gold) ** 2))
+        else:
+            shifted = logits - logits.max(-1, keepdims=True)
+            log_probs = shifted - np.log(np.exp(shifted).sum(-1, keepdims=True))
+            results["eval_loss"] = float(-log_probs[np.arange(len(gold)), gold].mean())
+        results["global_step"] = step
+        with open(os.path.join(FLAGS.output_dir, "eval_results.txt"), "a") as f:
+            f.write("".join(f"{k} = {results[k]}\n" for k in sorted(results)))
+        key = best_key(task.name)
+        previous = open(best_path).read().split(":") if os.path.exists(best_path) else None
+        if previous is None or results[key] > float(previous[2]):
+            save_original_checkpoint(model, os.path.join(FLAGS.output_dir, "model.ckpt-best"), global_step=step)
+            best_step, best_value = step, results[key]
+        else:
+            best_step, best_value = int(previous[1]), float(previous[2])
+        with open(best_path, "w") as f:
+            f.write(f"{step}:{best_step}:{best_value}")
+        print(f"eval step {step}: " + " ".join(f"{k} {v:.4f}" for k, v in sorted(results.items())
+                                                 if k != "global_step") + f" | best {key} {best_value:.4f} "
+                                                                          f"at step {best_step}")
+
+    if FLAGS.do_train:
+        train_file, _ = cached_features(task, FLAGS.data_dir, "train", tokenizer, FLAGS.max_seq_length, cached_dir)
+        if tf.train.latest_checkpoint(FLAGS.output_dir) is None and FLAGS.init_checkpoint:
+            print(init_from_checkpoint(model, FLAGS.init_checkpoint))
+        trainer.train(lambda ctx, batch: classifier_dataset([train_file], FLAGS.max_seq_length, task.is_regression,
+                                                            batch, True, ctx, seed=FLAGS.random_seed),
+                      on_checkpoint=evaluate if FLAGS.do_eval else None)
+    elif FLAGS.do_eval:
+        state = tf.train.get_checkpoint_state(FLAGS.output_dir)
+        if state is None:
+            raise AlbertError(f"{FLAGS.output_dir}: no checkpoint to evaluate; train first (--do_train)")
+        for path in state.all_model_checkpoint_paths:
+            tf.train.Checkpoint(model=model).read(path).expect_partial()
+            evaluate(int(path.rsplit("-", 1)[1]))
+    if FLAGS.do_predict:
+        source = os.path.join(FLAGS.output_dir, "model.ckpt-best")
+        if not tf.io.gfile.exists(source + ".index"):
+            source = tf.train.latest_checkpoint(FLAGS.output_dir) or FLAGS.init_checkpoint
+        if not source:
+            raise AlbertError(f"{FLAGS.output_dir}: no model.ckpt-best or checkpoint to predict with")
+        init_from_checkpoint(model, source)
+        logits, examples = logits_of("test", FLAGS.predict_batch_size)
+        write_predictions(task, logits, examples)
+
+
+def write_predictions(task, logits, examples):
+    """test_results.tsv (probabilities, or the score for STS-B) and the GLUE submission file (index, label)."""
+    import numpy as np
+
+    if task.is_regression:
+        rows = [f"{x:.6f}" for x in logits[:, 0]]
+        labels = [f"{x:.3f}" for x in logits[:, 0]]
+    else:
+        shifted = np.exp(logits - logits.max(-1, keepdims=True))
+        probabilities = shifted / shifted.sum(-1, keepdims=True)
+        rows = ["\t".join(f"{p:.6f}" for p in row) for row in probabilities]
+        labels = [task.labels[i] for i in probabilities.argmax(-1)]
+    _write(os.path.join(FLAGS.output_dir, "test_results.tsv"), "".join(r + "\n" for r in rows))
+    submission = "index\tprediction\n" + "".join(f"{e.guid}\t{label}\n" for e, label in zip(examples, labels))
+    _write(os.path.join(FLAGS.output_dir, "submit_results.tsv"), submission)
+    _write(os.path.join(FLAGS.output_dir, SUBMISSION_NAMES[task.name] + ".tsv"), submission)
+    print(f"wrote test_results.tsv, submit_results.tsv and {SUBMISSION_NAMES[task.name]}.tsv "
+          f"({len(examples)} examples)")
+
+
+def _write(path, text):
+    tmp = f"{path}.tmp"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+if __name__ == "__main__":
+    cli.run(main)
