@@ -47,6 +47,8 @@ flags.DEFINE_enum("strategy", None, ["one_device", "mirrored", "multi_worker", "
 flags.DEFINE_enum("mixed_precision", "fp32", ["fp32", "bf16", "fp16"], "Compute precision.")
 flags.DEFINE_bool("jit_compile", False, "XLA-compile the forward and backward pass.")
 flags.DEFINE_integer("random_seed", 12345, "Seed of initialisation and shuffling.")
+flags.DEFINE_string("seeds", None, "Comma-separated seeds: fine-tune once per seed (in output_dir/seed_<s>) and "
+                    "report the mean, median and best dev metric (small GLUE tasks are seed-sensitive).")
 FLAGS = flags.FLAGS
 
 # The GLUE server's file name for each task's predictions.
@@ -71,6 +73,37 @@ def validate():
 def main(argv):
     del argv
     validate()
+    if not FLAGS.seeds:
+        fine_tune(FLAGS.random_seed, FLAGS.output_dir)
+        return
+    try:
+        seeds = [int(s) for s in FLAGS.seeds.split(",") if s.strip()]
+    except ValueError:
+        raise AlbertError(f"--seeds must be comma-separated integers, got {FLAGS.seeds!r}") from None
+    if not FLAGS.do_eval:
+        raise AlbertError("--seeds compares dev results: pass --do_eval")
+    import keras
+    import numpy as np
+
+    from albert.tasks.glue import get_task
+    from albert.tasks.metrics import best_key
+
+    best = {}
+    for seed in seeds:
+        keras.backend.clear_session()
+        directory = os.path.join(FLAGS.output_dir, f"seed_{seed}")
+        fine_tune(seed, directory)
+        best[seed] = float(open(os.path.join(directory, "best_trial.txt")).read().split(":")[2])
+    key, values = best_key(get_task(FLAGS.task_name).name), np.array(list(best.values()))
+    lines = [f"seed {seed}: best {key} {value:.4f}" for seed, value in best.items()]
+    lines.append(f"{key} over {len(seeds)} seeds: mean {values.mean():.4f}, median {np.median(values):.4f}, best "
+                 f"{values.max():.4f} (seed {max(best, key=best.get)})")
+    _write(os.path.join(FLAGS.output_dir, "seeds_results.txt"), "\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+def fine_tune(seed: int, output_dir: str):
+    """Train / evaluate / predict once, into output_dir."""
     import numpy as np
     import tensorflow as tf
 
@@ -100,14 +133,14 @@ def main(argv):
     if FLAGS.train_batch_size % strategy.num_replicas_in_sync:
         raise AlbertError(f"--train_batch_size {FLAGS.train_batch_size} must divide evenly over "
                           f"{strategy.num_replicas_in_sync} replica(s)")
-    tf.io.gfile.makedirs(FLAGS.output_dir)
-    tf.keras.utils.set_random_seed(FLAGS.random_seed)
+    tf.io.gfile.makedirs(output_dir)
+    tf.keras.utils.set_random_seed(seed)
     num_labels = 1 if task.is_regression else len(task.labels)
     with strategy.scope():
         model = AlbertClassifier(config, num_labels=num_labels)
         optimizer = create_optimizer(FLAGS.learning_rate, FLAGS.train_step, FLAGS.warmup_step, FLAGS.optimizer,
                                      model=model)
-    loop = LoopConfig(output_dir=FLAGS.output_dir, num_train_steps=FLAGS.train_step,
+    loop = LoopConfig(output_dir=output_dir, num_train_steps=FLAGS.train_step,
                       global_batch_size=FLAGS.train_batch_size, steps_per_loop=FLAGS.iterations_per_loop,
                       save_checkpoints_steps=FLAGS.save_checkpoints_steps, keep_checkpoint_max=FLAGS.keep_checkpoint_max,
                       jit_compile=FLAGS.jit_compile)
@@ -119,7 +152,7 @@ def main(argv):
         dataset = classifier_dataset([path], FLAGS.max_seq_length, task.is_regression, batch_size, False)
         return predict(model, dataset, math.ceil(len(examples) / batch_size))[:len(examples)], examples
 
-    best_path = os.path.join(FLAGS.output_dir, "best_trial.txt")
+    best_path = os.path.join(output_dir, "best_trial.txt")
 
     def evaluate(step, _path=None):
         logits, examples = logits_of("dev", FLAGS.eval_batch_size)
@@ -133,12 +166,12 @@ def main(argv):
             log_probs = shifted - np.log(np.exp(shifted).sum(-1, keepdims=True))
             results["eval_loss"] = float(-log_probs[np.arange(len(gold)), gold].mean())
         results["global_step"] = step
-        with open(os.path.join(FLAGS.output_dir, "eval_results.txt"), "a") as f:
+        with open(os.path.join(output_dir, "eval_results.txt"), "a") as f:
             f.write("".join(f"{k} = {results[k]}\n" for k in sorted(results)))
         key = best_key(task.name)
         previous = open(best_path).read().split(":") if os.path.exists(best_path) else None
         if previous is None or results[key] > float(previous[2]):
-            save_original_checkpoint(model, os.path.join(FLAGS.output_dir, "model.ckpt-best"), global_step=step)
+            save_original_checkpoint(model, os.path.join(output_dir, "model.ckpt-best"), global_step=step)
             best_step, best_value = step, results[key]
         else:
             best_step, best_value = int(previous[1]), float(previous[2])
@@ -150,30 +183,30 @@ def main(argv):
 
     if FLAGS.do_train:
         train_file, _ = cached_features(task, FLAGS.data_dir, "train", tokenizer, FLAGS.max_seq_length, cached_dir)
-        if tf.train.latest_checkpoint(FLAGS.output_dir) is None and FLAGS.init_checkpoint:
+        if tf.train.latest_checkpoint(output_dir) is None and FLAGS.init_checkpoint:
             print(init_from_checkpoint(model, FLAGS.init_checkpoint))
         trainer.train(lambda ctx, batch: classifier_dataset([train_file], FLAGS.max_seq_length, task.is_regression,
-                                                            batch, True, ctx, seed=FLAGS.random_seed),
+                                                            batch, True, ctx, seed=seed),
                       on_checkpoint=evaluate if FLAGS.do_eval else None)
     elif FLAGS.do_eval:
-        state = tf.train.get_checkpoint_state(FLAGS.output_dir)
+        state = tf.train.get_checkpoint_state(output_dir)
         if state is None:
-            raise AlbertError(f"{FLAGS.output_dir}: no checkpoint to evaluate; train first (--do_train)")
+            raise AlbertError(f"{output_dir}: no checkpoint to evaluate; train first (--do_train)")
         for path in state.all_model_checkpoint_paths:
             tf.train.Checkpoint(model=model).read(path).expect_partial()
             evaluate(int(path.rsplit("-", 1)[1]))
     if FLAGS.do_predict:
-        source = os.path.join(FLAGS.output_dir, "model.ckpt-best")
+        source = os.path.join(output_dir, "model.ckpt-best")
         if not tf.io.gfile.exists(source + ".index"):
-            source = tf.train.latest_checkpoint(FLAGS.output_dir) or FLAGS.init_checkpoint
+            source = tf.train.latest_checkpoint(output_dir) or FLAGS.init_checkpoint
         if not source:
-            raise AlbertError(f"{FLAGS.output_dir}: no model.ckpt-best or checkpoint to predict with")
+            raise AlbertError(f"{output_dir}: no model.ckpt-best or checkpoint to predict with")
         init_from_checkpoint(model, source)
         logits, examples = logits_of("test", FLAGS.predict_batch_size)
-        write_predictions(task, logits, examples)
+        write_predictions(task, logits, examples, output_dir)
 
 
-def write_predictions(task, logits, examples):
+def write_predictions(task, logits, examples, output_dir):
     """test_results.tsv (probabilities, or the score for STS-B) and the GLUE submission file (index, label)."""
     import numpy as np
 
@@ -185,10 +218,10 @@ def write_predictions(task, logits, examples):
         probabilities = shifted / shifted.sum(-1, keepdims=True)
         rows = ["\t".join(f"{p:.6f}" for p in row) for row in probabilities]
         labels = [task.labels[i] for i in probabilities.argmax(-1)]
-    _write(os.path.join(FLAGS.output_dir, "test_results.tsv"), "".join(r + "\n" for r in rows))
+    _write(os.path.join(output_dir, "test_results.tsv"), "".join(r + "\n" for r in rows))
     submission = "index\tprediction\n" + "".join(f"{e.guid}\t{label}\n" for e, label in zip(examples, labels))
-    _write(os.path.join(FLAGS.output_dir, "submit_results.tsv"), submission)
-    _write(os.path.join(FLAGS.output_dir, SUBMISSION_NAMES[task.name] + ".tsv"), submission)
+    _write(os.path.join(output_dir, "submit_results.tsv"), submission)
+    _write(os.path.join(output_dir, SUBMISSION_NAMES[task.name] + ".tsv"), submission)
     print(f"wrote test_results.tsv, submit_results.tsv and {SUBMISSION_NAMES[task.name]}.tsv "
           f"({len(examples)} examples)")
 

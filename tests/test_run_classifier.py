@@ -84,3 +84,20 @@ def test_bad_inputs(tmp_path):
     assert result.returncode == 2
     assert result.stderr.strip().splitlines()[-1].endswith(
         "RTE/train.tsv:2: unknown label 'maybe' for rte; expected one of entailment, not_entailment")
+
+
+@pytest.mark.slow
+def test_seeds_report_mean_median_and_best(tmp_path):
+    common = setup_task(tmp_path)
+    out = tmp_path / "out"
+    result = run(*common, "--task_name=rte", f"--output_dir={out}", "--do_train", "--do_eval", "--seeds=1,2",
+                 "--train_batch_size=32", "--train_step=60", "--warmup_step=6", "--learning_rate=3e-3",
+                 "--save_checkpoints_steps=30", "--iterations_per_loop=30", "--eval_batch_size=32")
+    assert result.returncode == 0, result.stderr[-3000:]
+    best = {seed: float((out / f"seed_{seed}" / "best_trial.txt").read_text().split(":")[2]) for seed in (1, 2)}
+    lines = (out / "seeds_results.txt").read_text().splitlines()
+    assert lines[:2] == [f"seed 1: best eval_accuracy {best[1]:.4f}", f"seed 2: best eval_accuracy {best[2]:.4f}"]
+    mean = (best[1] + best[2]) / 2
+    assert lines[2] == (f"eval_accuracy over 2 seeds: mean {mean:.4f}, median {mean:.4f}, best "
+                        f"{max(best.values()):.4f} (seed {max(best, key=best.get)})")
+    assert (out / "rte_train.tf_record").exists()  # the feature cache is shared by the seeds
