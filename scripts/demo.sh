@@ -5,6 +5,8 @@
 #   3. create_pretraining_data.py: masked-LM + sentence-order TFRecords (training and held-out documents)
 #   4. run_pretraining.py: a small ALBERT (4 layers sharing one block, H=128) with LAMB, bf16
 #   5. masked-LM and sentence-order accuracy on the held-out documents, next to chance
+#   6. run_classifier.py: fine-tune the pretrained model on a GLUE-format (MRPC layout) pair task made from the
+#      corpus -- does sentence 2 follow sentence 1 in the same docstring? -- and print its dev accuracy
 # Idempotent: a rerun reuses finished steps (and resumes an interrupted pretraining). DEMO_DIR=... to relocate,
 # DEMO_STEPS=... to train longer.
 set -euo pipefail
@@ -24,21 +26,21 @@ VOCAB=8000
 mkdir -p "$OUT"
 start=$(date +%s)
 
-echo "== 1/5 corpus: docstrings of the standard library and installed packages"
+echo "== 1/6 corpus: docstrings of the standard library and installed packages"
 [[ -s $OUT/corpus_train.txt ]] || $py tools/demo_corpus.py --output_dir "$OUT"
 
-echo "== 2/5 SentencePiece model ($VOCAB pieces)"
+echo "== 2/6 SentencePiece model ($VOCAB pieces)"
 [[ -s $OUT/spm.model ]] || $py -m albert.train_spm --input_file="$OUT/corpus_train.txt" \
   --model_prefix="$OUT/spm" --vocab_size=$VOCAB
 
-echo "== 3/5 pretraining data"
+echo "== 3/6 pretraining data"
 data=(--spm_model_file="$OUT/spm.model" --max_seq_length=$SEQ --max_predictions_per_seq=$PRED --noprogress)
 [[ -s $OUT/train.tfrecord ]] || $py create_pretraining_data.py --input_file="$OUT/corpus_train.txt" \
   --output_file="$OUT/train.tfrecord" --dupe_factor=3 --num_workers=2 "${data[@]}"
 [[ -s $OUT/heldout.tfrecord ]] || $py create_pretraining_data.py --input_file="$OUT/corpus_heldout.txt" \
   --output_file="$OUT/heldout.tfrecord" --dupe_factor=1 --random_seed=7 "${data[@]}"
 
-echo "== 4/5 pretraining a small ALBERT ($STEPS steps of 64 sequences)"
+echo "== 4/6 pretraining a small ALBERT ($STEPS steps of 64 sequences)"
 cat > "$OUT/albert_config.json" <<JSON
 {"vocab_size": $VOCAB, "embedding_size": 128, "hidden_size": 128, "num_hidden_layers": 4,
  "num_attention_heads": 2, "intermediate_size": 512, "max_position_embeddings": $SEQ, "hidden_act": "gelu"}
@@ -49,8 +51,16 @@ $py run_pretraining.py --input_file="$OUT/train.tfrecord" --eval_file="$OUT/held
   --learning_rate=0.01 --save_checkpoints_steps=500 --iterations_per_loop=250 --mixed_precision=bf16 \
   --do_eval --eval_batch_size=64 --max_eval_steps=14
 
-echo "== 5/5 held-out documents"
+echo "== 5/6 held-out documents"
 $py tools/demo_report.py --eval_results="$OUT/model/eval_results.txt" --train_records="$OUT/train.tfrecord" \
   --heldout_records="$OUT/heldout.tfrecord" --max_seq_length=$SEQ --max_predictions_per_seq=$PRED \
   --vocab_size=$VOCAB
+echo "== 6/6 fine-tuning on a pair task in the GLUE (MRPC) layout"
+[[ -s $OUT/glue/MRPC/train.tsv ]] || $py tools/demo_glue_task.py --corpus_dir="$OUT" --output_dir="$OUT/glue"
+$py run_classifier.py --task_name=MRPC --data_dir="$OUT/glue" --output_dir="$OUT/classifier" \
+  --albert_config_file="$OUT/albert_config.json" --spm_model_file="$OUT/spm.model" \
+  --init_checkpoint="$OUT/model/model.ckpt-best" --do_train --do_eval --max_seq_length=$SEQ --train_batch_size=32 \
+  --train_step=500 --warmup_step=50 --learning_rate=5e-4 --save_checkpoints_steps=250 --iterations_per_loop=250 \
+  --eval_batch_size=64 --mixed_precision=bf16 | grep "^eval step"
+echo "pair task dev accuracy $(cut -d: -f3 "$OUT/classifier/best_trial.txt") (chance 0.5)"
 echo "done in $(( $(date +%s) - start )) s; everything is in $OUT"
