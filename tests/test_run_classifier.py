@@ -101,3 +101,18 @@ def test_seeds_report_mean_median_and_best(tmp_path):
     assert lines[2] == (f"eval_accuracy over 2 seeds: mean {mean:.4f}, median {mean:.4f}, best "
                         f"{max(best.values()):.4f} (seed {max(best, key=best.get)})")
     assert (out / "rte_train.tf_record").exists()  # the feature cache is shared by the seeds
+
+
+def test_glue_recipe_script_uses_the_papers_hyperparameters():
+    env = dict(os.environ, ALBERT_ROOT="/models/base", GLUE_DIR="/data/glue")
+    script = os.path.join(ROOT, "scripts", "run_glue.sh")
+    out = subprocess.run(["bash", script, "--dry-run", "MNLI", "CoLA"], capture_output=True, text=True, env=env,
+                         check=True).stdout.splitlines()
+    assert len(out) == 2
+    assert "--task_name=MNLI" in out[0] and "--learning_rate=3e-5 --train_batch_size=128 --train_step=10000 " \
+        "--warmup_step=1000" in out[0] and "--init_checkpoint=/models/base/model.ckpt-best" in out[0]
+    assert "--learning_rate=1e-5 --train_batch_size=16 --train_step=5336 --warmup_step=320" in out[1]
+    every = subprocess.run(["bash", script, "--dry-run"], capture_output=True, text=True, env=env, check=True)
+    assert len(every.stdout.splitlines()) == 9
+    bad = subprocess.run(["bash", script, "--dry-run", "XNLI"], capture_output=True, text=True, env=env)
+    assert bad.returncode == 2 and bad.stderr.startswith("unknown task XNLI")
