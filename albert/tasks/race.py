@@ -1,0 +1,103 @@
+"""RACE: reading the data in both layouts, and 4-option features (spec §11).
+
+Layouts: the official release (one JSON object per article file under RACE/<split>/<level>/*.txt) and the
+original script's `all.txt` (one JSON object per line, same keys: id, article, questions, options, answers). Both
+give the same examples. `high_only` / `middle_only` restrict the levels.
+"""
+
+import dataclasses
+import glob
+import json
+import os
+
+from albert.errors import AlbertError
+
+LEVELS = ("middle", "high")
+NUM_CHOICES = 4
+
+
+@dataclasses.dataclass(frozen=True)
+class RaceExample:
+    example_id: str
+    level: str
+    context: str
+    question: str
+    options: tuple
+    label: int
+
+
+def _articles(path: str):
+    """(line number, JSON object) of a file: one object per line (all.txt) or one object in the whole file."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    try:
+        yield 1, json.loads(text)
+        return
+    except json.JSONDecodeError:
+        pass
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            yield lineno, json.loads(line)
+        except json.JSONDecodeError as e:
+            raise AlbertError(f"{path}:{lineno}: malformed JSON ({e.msg} at column {e.colno})") from None
+
+
+def _examples_of(article: dict, level: str, path: str, lineno: int) -> list:
+    out = []
+    try:
+        article_id, context = article["id"], article["article"]
+        questions, options, answers = article["questions"], article["options"], article["answers"]
+    except (KeyError, TypeError) as e:
+        raise AlbertError(f"{path}:{lineno}: an article needs id, article, questions, options and answers "
+                          f"({e} missing)") from None
+    for i, (question, choices, answer) in enumerate(zip(questions, options, answers)):
+        example_id = f"{article_id}-{i}"
+        if len(choices) != NUM_CHOICES:
+            raise AlbertError(f"{path}:{lineno}: question {example_id} has {len(choices)} options; RACE needs 4")
+        if answer not in ("A", "B", "C", "D"):
+            raise AlbertError(f"{path}:{lineno}: question {example_id} has answer {answer!r}; use A, B, C or D")
+        out.append(RaceExample(example_id, level, context, question, tuple(choices), ord(answer) - ord("A")))
+    return out
+
+
+def read_examples(data_dir: str, split: str, high_only: bool = False, middle_only: bool = False) -> list:
+    """Examples of RACE/<split>/<level>/ in either layout (all.txt is used when present)."""
+    levels = ["high"] if high_only else ["middle"] if middle_only else list(LEVELS)
+    examples = []
+    for level in levels:
+        directory = os.path.join(data_dir, "RACE", split, level)
+        if not os.path.isdir(directory):
+            raise AlbertError(f"{directory}: not found; --data_dir must hold RACE/{split}/{level}/")
+        combined = os.path.join(directory, "all.txt")
+        files = [combined] if os.path.exists(combined) else sorted(glob.glob(os.path.join(directory, "*.txt")))
+        for path in files:
+            for lineno, article in _articles(path):
+                examples.extend(_examples_of(article, level, path, lineno))
+    if not examples:
+        raise AlbertError(f"{os.path.join(data_dir, 'RACE', split)}: no questions in the {split} split")
+    return examples
+
+
+def option_text(question: str, option: str) -> str:
+    """The original's question+option text: the option fills a blank `_`, else follows the question."""
+    return question.replace("_", option) if "_" in question else f"{question} {option}"
+
+
+def convert_example(example: RaceExample, tokenizer, max_seq_length: int, max_qa_length: int) -> dict:
+    """Four [CLS] context [SEP] question+option [SEP] rows: the LAST max_qa_length tokens of question+option, the
+    context cut from its end to fit; segment 0 through the first [SEP]; zero padding."""
+    context_tokens = tokenizer.tokenize(example.context)
+    rows = {"input_ids": [], "input_mask": [], "segment_ids": []}
+    for option in example.options:
+        ending = tokenizer.tokenize(option_text(example.question, option))[-max_qa_length:]
+        context = context_tokens[:max(0, max_seq_length - 3 - len(ending))]
+        tokens = ["[CLS]", *context, "[SEP]", *ending, "[SEP]"]
+        ids = tokenizer.convert_tokens_to_ids(tokens)
+        padding = max_seq_length - len(ids)
+        rows["input_ids"].append(ids + [0] * padding)
+        rows["input_mask"].append([1] * len(ids) + [0] * padding)
+        rows["segment_ids"].append([0] * (len(context) + 2) + [1] * (len(ending) + 1) + [0] * padding)
+    rows["label"] = example.label
+    return rows
