@@ -29,3 +29,14 @@ def classifier_features(max_seq_length: int, regression: bool = False) -> dict:
         "label_ids": ("float32" if regression else "int64", 1),
         "is_real_example": ("int64", 1),
     }
+
+
+def race_features(max_seq_length: int, num_choices: int = 4) -> dict:
+    """The original RACE record (spec §11.2): the four rows flattened."""
+    return {
+        "input_ids": ("int64", num_choices * max_seq_length),
+        "input_mask": ("int64", num_choices * max_seq_length),
+        "segment_ids": ("int64", num_choices * max_seq_length),
+        "label_ids": ("int64", 1),
+        "is_real_example": ("int64", 1),
+    }

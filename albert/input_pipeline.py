@@ -3,7 +3,7 @@
 import tensorflow as tf
 
 from albert.corpus import expand_inputs
-from albert.feature_specs import classifier_features, pretraining_features
+from albert.feature_specs import classifier_features, pretraining_features, race_features
 
 
 def expand_files(patterns: str) -> list:
@@ -66,3 +66,16 @@ def classifier_dataset(files: list, max_seq_length: int, regression: bool, batch
     """GLUE feature records (spec §9.2)."""
     return record_dataset(files, _decoder(classifier_features(max_seq_length, regression)), batch_size, is_training,
                           input_context, seed)
+
+
+def race_dataset(files: list, max_seq_length: int, batch_size: int, is_training: bool, input_context=None,
+                 seed: int = 12345):
+    """RACE records (spec §11.2), the four rows back in shape [4, max_seq_length]."""
+    decode = _decoder(race_features(max_seq_length))
+
+    def reshape(features):
+        return {k: tf.reshape(v, [4, max_seq_length]) if k in ("input_ids", "input_mask", "segment_ids") else v
+                for k, v in features.items()}
+
+    return record_dataset(files, lambda record: reshape(decode(record)), batch_size, is_training, input_context,
+                          seed)

@@ -101,3 +101,48 @@ def convert_example(example: RaceExample, tokenizer, max_seq_length: int, max_qa
         rows["segment_ids"].append([0] * (len(context) + 2) + [1] * (len(ending) + 1) + [0] * padding)
     rows["label"] = example.label
     return rows
+
+
+def write_features(examples: list, tokenizer, max_seq_length: int, max_qa_length: int, path: str):
+    """Examples -> a TFRecord file of the original RACE records (temporary name, then rename)."""
+    import numpy as np
+
+    from albert.example_proto import serialize_examples
+    from albert.tfrecord import TFRecordWriter
+
+    rows = [convert_example(e, tokenizer, max_seq_length, max_qa_length) for e in examples]
+    arrays = {key: np.array([np.ravel(r[key]) for r in rows], np.int64)
+              for key in ("input_ids", "input_mask", "segment_ids")}
+    arrays["label_ids"] = np.array([[r["label"]] for r in rows], np.int64)
+    arrays["is_real_example"] = np.ones((len(rows), 1), np.int64)
+    tmp = f"{path}.tmp-{os.getpid()}"
+    with TFRecordWriter(tmp) as writer:
+        for record in serialize_examples(arrays):
+            writer.write(record)
+    os.replace(tmp, path)
+
+
+def race_loss(model, batch, training):
+    """Mean cross-entropy over the four options; metrics: loss and accuracy."""
+    import tensorflow as tf
+
+    logits = model({k: batch[k] for k in ("input_ids", "input_mask", "segment_ids")}, training=training)["logits"]
+    labels = tf.cast(tf.reshape(batch["label_ids"], [-1]), tf.int32)
+    real = tf.cast(tf.reshape(batch["is_real_example"], [-1]), tf.float32)
+    nll = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+    correct = tf.cast(tf.equal(tf.argmax(logits, -1, output_type=tf.int32), labels), tf.float32)
+    count = tf.reduce_sum(real)
+    total = tf.reduce_sum(real * nll)
+    return [(total, count, 0.0)], {"eval_loss": (total, count), "eval_accuracy": (tf.reduce_sum(real * correct), count)}
+
+
+def accuracy_by_level(examples: list, predictions) -> dict:
+    """Accuracy overall and for middle and high separately (levels absent from the split are left out)."""
+    out = {}
+    groups = {"eval_accuracy": list(range(len(examples)))}
+    for level in LEVELS:
+        groups[f"{level}_accuracy"] = [i for i, e in enumerate(examples) if e.level == level]
+    for name, indices in groups.items():
+        if indices:
+            out[name] = sum(int(predictions[i]) == examples[i].label for i in indices) / len(indices)
+    return out

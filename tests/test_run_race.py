@@ -1,0 +1,86 @@
+"""run_race.py end to end on a synthetic, learnable 4-choice task in the all.txt layout."""
+
+import json
+import os
+import random
+import subprocess
+import sys
+
+import pytest
+
+from tests.helpers import ROOT
+
+WORDS = [f"w{i}" for i in range(20)]
+
+
+def make_race(root, rng):
+    """The right option is always the word `alpha`, at a random letter; the others are `beta` words."""
+    for split, count in (("train", 40), ("dev", 12), ("test", 6)):
+        for level in ("middle", "high"):
+            directory = root / "RACE" / split / level
+            directory.mkdir(parents=True)
+            lines = []
+            for a in range(count):
+                questions, options, answers = [], [], []
+                for q in range(2):
+                    right = rng.randrange(4)
+                    options.append(["alpha" if i == right else f"beta {rng.choice(WORDS)}" for i in range(4)])
+                    questions.append(" ".join(rng.choice(WORDS) for _ in range(3)) + (" _" if q else ""))
+                    answers.append("ABCD"[right])
+                lines.append(json.dumps({"id": f"{level}{a}.txt", "article": " ".join(rng.choice(WORDS)
+                                                                                      for _ in range(8)),
+                                         "questions": questions, "options": options, "answers": answers}))
+            (directory / "all.txt").write_text("\n".join(lines) + "\n")
+
+
+def run(*args):
+    env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2")
+    return subprocess.run([sys.executable, os.path.join(ROOT, "run_race.py"), *args], capture_output=True,
+                          text=True, timeout=300, env=env)
+
+
+def common(tmp_path):
+    make_race(tmp_path, random.Random(0))
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "alpha", "beta", "_"] + WORDS) + "\n")
+    config = tmp_path / "albert_config.json"
+    config.write_text(json.dumps({"vocab_size": 28, "embedding_size": 16, "hidden_size": 32, "num_hidden_layers": 2,
+                                  "num_attention_heads": 2, "intermediate_size": 64,
+                                  "max_position_embeddings": 24}))
+    return [f"--data_dir={tmp_path}", f"--vocab_file={vocab}", f"--albert_config_file={config}",
+            "--max_seq_length=24", "--max_qa_length=8"]
+
+
+@pytest.mark.slow
+def test_learns_a_four_choice_task_and_writes_predictions(tmp_path):
+    out = tmp_path / "out"
+    result = run(*common(tmp_path), f"--output_dir={out}", "--do_train", "--do_eval", "--do_predict",
+                 "--train_batch_size=16", "--train_step=200", "--warmup_step=20", "--learning_rate=3e-3",
+                 "--save_checkpoints_steps=100", "--iterations_per_loop=100", "--eval_batch_size=8",
+                 "--random_seed=1")
+    assert result.returncode == 0, result.stderr[-3000:]
+    lines = (out / "eval_results.txt").read_text().splitlines()
+    last = dict(line.split(" = ") for line in lines[-4:])
+    assert set(last) == {"eval_accuracy", "global_step", "high_accuracy", "middle_accuracy"}
+    assert last["global_step"] == "200" and float(last["eval_accuracy"]) >= 0.9
+    overall = float(last["eval_accuracy"])
+    assert abs(overall - (float(last["high_accuracy"]) + float(last["middle_accuracy"])) / 2) < 1e-9  # equal sizes
+    predictions = json.loads((out / "predictions.json").read_text())
+    truth = {}
+    for level in ("middle", "high"):
+        for line in (tmp_path / "RACE" / "test" / level / "all.txt").read_text().splitlines():
+            article = json.loads(line)
+            truth.update({f"{article['id']}-{i}": a for i, a in enumerate(article["answers"])})
+    assert sorted(predictions) == sorted(truth) and len(truth) == 24
+    assert sum(predictions[k] == truth[k] for k in truth) / len(truth) >= 0.9
+    assert (out / "predict_results.txt").read_text().startswith("eval_accuracy = ")
+
+
+def test_bad_flags(tmp_path):
+    args = common(tmp_path)
+    result = run(*args, f"--output_dir={tmp_path / 'o'}", "--max_qa_length=30")
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines()[-1] == ("run_race.py: error: --max_seq_length 24 leaves no room for the "
+                                                      "article after --max_qa_length 30 and 3 special tokens")
+    result = run(*args, f"--output_dir={tmp_path / 'o'}", f"--data_dir={tmp_path / 'none'}")
+    assert result.returncode == 2 and "RACE/train/middle: not found" in result.stderr.strip().splitlines()[-1]
