@@ -84,3 +84,30 @@ def test_bad_flags(tmp_path):
                                                       "article after --max_qa_length 30 and 3 special tokens")
     result = run(*args, f"--output_dir={tmp_path / 'o'}", f"--data_dir={tmp_path / 'none'}")
     assert result.returncode == 2 and "RACE/train/middle: not found" in result.stderr.strip().splitlines()[-1]
+
+
+@pytest.mark.parametrize("case", ["three options", "answer E", "malformed", "empty"])
+def test_bad_data_is_one_line_exit_2(tmp_path, case):
+    args = common(tmp_path)
+    path = tmp_path / "RACE" / "train" / "middle" / "all.txt"
+    first = json.loads(path.read_text().splitlines()[0])
+    if case == "three options":
+        first["options"][1] = first["options"][1][:3]
+        message = f"{path}:1: question middle0.txt-1 has 3 options; RACE needs 4"
+    elif case == "answer E":
+        first["answers"][0] = "E"
+        message = f"{path}:1: question middle0.txt-0 has answer 'E'; use A, B, C or D"
+    if case in ("three options", "answer E"):
+        path.write_text(json.dumps(first) + "\n")
+    elif case == "malformed":
+        path.write_text(json.dumps(first) + "\n" + json.dumps(first)[:-3] + "\n")
+        message = f"{path}:2: malformed JSON ("
+    else:
+        for level in ("middle", "high"):
+            (tmp_path / "RACE" / "train" / level / "all.txt").write_text("")
+        message = f"{tmp_path}/RACE/train: no questions in the train split"
+    result = run(*args, f"--output_dir={tmp_path / 'o'}", "--do_train", "--nodo_eval", "--train_step=1")
+    assert result.returncode == 2, result.stderr[-2000:]
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"run_race.py: error: {message}"), last
+    assert not (tmp_path / "o" / "train.tf_record").exists()
