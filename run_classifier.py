@@ -11,7 +11,7 @@ import os
 
 from absl import flags
 
-from albert import cli
+from albert import cli, runner
 from albert.errors import AlbertError
 
 flags.DEFINE_string("data_dir", None, "Directory holding the task's folder (e.g. MNLI/, CoLA/) in the GLUE layout.")
@@ -37,16 +37,7 @@ flags.DEFINE_integer("save_checkpoints_steps", 1000, "Checkpoint (and evaluate) 
 flags.DEFINE_integer("keep_checkpoint_max", 5, "Checkpoints kept.")
 flags.DEFINE_integer("iterations_per_loop", 1000, "Steps per compiled loop call.")
 flags.DEFINE_enum("optimizer", "adamw", ["adamw", "lamb"], "Optimizer.")
-flags.DEFINE_bool("use_tpu", False, "Use a TPU.")
-flags.DEFINE_string("tpu_name", None, "Cloud TPU name.")
-flags.DEFINE_string("tpu_zone", None, "Cloud TPU zone.")
-flags.DEFINE_string("gcp_project", None, "Cloud project of the TPU.")
-flags.DEFINE_string("master", None, "TPU master address.")
-flags.DEFINE_integer("num_tpu_cores", 8, "Kept for compatibility.")
-flags.DEFINE_enum("strategy", None, ["one_device", "mirrored", "multi_worker", "tpu"], "Distribution strategy.")
-flags.DEFINE_enum("mixed_precision", "fp32", ["fp32", "bf16", "fp16"], "Compute precision.")
-flags.DEFINE_bool("jit_compile", False, "XLA-compile the forward and backward pass.")
-flags.DEFINE_integer("random_seed", 12345, "Seed of initialisation and shuffling.")
+runner.define_runtime_flags()
 flags.DEFINE_string("seeds", None, "Comma-separated seeds: fine-tune once per seed (in output_dir/seed_<s>) and "
                     "report the mean, median and best dev metric (small GLUE tasks are seed-sensitive).")
 FLAGS = flags.FLAGS
@@ -98,7 +89,7 @@ def main(argv):
     lines = [f"seed {seed}: best {key} {value:.4f}" for seed, value in best.items()]
     lines.append(f"{key} over {len(seeds)} seeds: mean {values.mean():.4f}, median {np.median(values):.4f}, best "
                  f"{values.max():.4f} (seed {max(best, key=best.get)})")
-    _write(os.path.join(FLAGS.output_dir, "seeds_results.txt"), "\n".join(lines) + "\n")
+    runner.write_text(os.path.join(FLAGS.output_dir, "seeds_results.txt"), "\n".join(lines) + "\n")
     print("\n".join(lines))
 
 
@@ -107,34 +98,26 @@ def fine_tune(seed: int, output_dir: str):
     import numpy as np
     import tensorflow as tf
 
-    from albert import AlbertClassifier, AlbertConfig
-    from albert.checkpoints import init_from_checkpoint, save_original_checkpoint
-    from albert.distribute import create_strategy
+    from albert import AlbertClassifier
+    from albert.checkpoints import init_from_checkpoint
     from albert.input_pipeline import classifier_dataset
     from albert.optimization import create_optimizer
     from albert.tasks.classification import cached_features, classification_loss, predict
     from albert.tasks.glue import get_task
     from albert.tasks.metrics import best_key, glue_metrics
     from albert.tokenization import FullTokenizer
-    from albert.training import LoopConfig, Trainer, set_precision
+    from albert.training import LoopConfig, Trainer
 
     task = get_task(FLAGS.task_name)
     if task.name == "ax" and (FLAGS.do_train or FLAGS.do_eval):
         raise AlbertError("task ax is predict-only: use --do_predict with a model fine-tuned on MNLI")
-    config = AlbertConfig.from_json_file(FLAGS.albert_config_file)
-    if FLAGS.max_seq_length > config.max_position_embeddings:
-        raise AlbertError(f"--max_seq_length {FLAGS.max_seq_length} exceeds max_position_embeddings "
-                          f"({config.max_position_embeddings}) of {FLAGS.albert_config_file}")
+    config, strategy = runner.setup(FLAGS, seed)
     tokenizer = FullTokenizer(FLAGS.vocab_file, FLAGS.do_lower_case, FLAGS.spm_model_file)
     cached_dir = FLAGS.cached_dir or FLAGS.output_dir
-    set_precision(FLAGS.mixed_precision)
-    strategy = create_strategy(FLAGS.strategy, FLAGS.use_tpu, FLAGS.tpu_name, FLAGS.tpu_zone, FLAGS.gcp_project,
-                               FLAGS.master)
     if FLAGS.train_batch_size % strategy.num_replicas_in_sync:
         raise AlbertError(f"--train_batch_size {FLAGS.train_batch_size} must divide evenly over "
                           f"{strategy.num_replicas_in_sync} replica(s)")
     tf.io.gfile.makedirs(output_dir)
-    tf.keras.utils.set_random_seed(seed)
     num_labels = 1 if task.is_regression else len(task.labels)
     with strategy.scope():
         model = AlbertClassifier(config, num_labels=num_labels)
@@ -152,8 +135,6 @@ def fine_tune(seed: int, output_dir: str):
         dataset = classifier_dataset([path], FLAGS.max_seq_length, task.is_regression, batch_size, False)
         return predict(model, dataset, math.ceil(len(examples) / batch_size))[:len(examples)], examples
 
-    best_path = os.path.join(output_dir, "best_trial.txt")
-
     def evaluate(step, _path=None):
         logits, examples = logits_of("dev", FLAGS.eval_batch_size)
         gold = np.array([e.label if task.is_regression else task.labels.index(e.label) for e in examples])
@@ -169,14 +150,7 @@ def fine_tune(seed: int, output_dir: str):
         with open(os.path.join(output_dir, "eval_results.txt"), "a") as f:
             f.write("".join(f"{k} = {results[k]}\n" for k in sorted(results)))
         key = best_key(task.name)
-        previous = open(best_path).read().split(":") if os.path.exists(best_path) else None
-        if previous is None or results[key] > float(previous[2]):
-            save_original_checkpoint(model, os.path.join(output_dir, "model.ckpt-best"), global_step=step)
-            best_step, best_value = step, results[key]
-        else:
-            best_step, best_value = int(previous[1]), float(previous[2])
-        with open(best_path, "w") as f:
-            f.write(f"{step}:{best_step}:{best_value}")
+        best_step, best_value = runner.record_best(model, output_dir, step, results[key])
         print(f"eval step {step}: " + " ".join(f"{k} {v:.4f}" for k, v in sorted(results.items())
                                                  if k != "global_step") + f" | best {key} {best_value:.4f} "
                                                                           f"at step {best_step}")
@@ -189,19 +163,11 @@ def fine_tune(seed: int, output_dir: str):
                                                             batch, True, ctx, seed=seed),
                       on_checkpoint=evaluate if FLAGS.do_eval else None)
     elif FLAGS.do_eval:
-        state = tf.train.get_checkpoint_state(output_dir)
-        if state is None:
-            raise AlbertError(f"{output_dir}: no checkpoint to evaluate; train first (--do_train)")
-        for path in state.all_model_checkpoint_paths:
+        for path, step in runner.saved_checkpoints(output_dir):
             tf.train.Checkpoint(model=model).read(path).expect_partial()
-            evaluate(int(path.rsplit("-", 1)[1]))
+            evaluate(step)
     if FLAGS.do_predict:
-        source = os.path.join(output_dir, "model.ckpt-best")
-        if not tf.io.gfile.exists(source + ".index"):
-            source = tf.train.latest_checkpoint(output_dir) or FLAGS.init_checkpoint
-        if not source:
-            raise AlbertError(f"{output_dir}: no model.ckpt-best or checkpoint to predict with")
-        init_from_checkpoint(model, source)
+        init_from_checkpoint(model, runner.prediction_checkpoint(output_dir, FLAGS.init_checkpoint))
         logits, examples = logits_of("test", FLAGS.predict_batch_size)
         write_predictions(task, logits, examples, output_dir)
 
@@ -218,19 +184,12 @@ def write_predictions(task, logits, examples, output_dir):
         probabilities = shifted / shifted.sum(-1, keepdims=True)
         rows = ["\t".join(f"{p:.6f}" for p in row) for row in probabilities]
         labels = [task.labels[i] for i in probabilities.argmax(-1)]
-    _write(os.path.join(output_dir, "test_results.tsv"), "".join(r + "\n" for r in rows))
+    runner.write_text(os.path.join(output_dir, "test_results.tsv"), "".join(r + "\n" for r in rows))
     submission = "index\tprediction\n" + "".join(f"{e.guid}\t{label}\n" for e, label in zip(examples, labels))
-    _write(os.path.join(output_dir, "submit_results.tsv"), submission)
-    _write(os.path.join(output_dir, SUBMISSION_NAMES[task.name] + ".tsv"), submission)
+    runner.write_text(os.path.join(output_dir, "submit_results.tsv"), submission)
+    runner.write_text(os.path.join(output_dir, SUBMISSION_NAMES[task.name] + ".tsv"), submission)
     print(f"wrote test_results.tsv, submit_results.tsv and {SUBMISSION_NAMES[task.name]}.tsv "
           f"({len(examples)} examples)")
-
-
-def _write(path, text):
-    tmp = f"{path}.tmp"
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
 
 
 if __name__ == "__main__":

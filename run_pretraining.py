@@ -12,7 +12,7 @@ import os
 
 from absl import flags
 
-from albert import cli
+from albert import cli, runner
 from albert.errors import AlbertError
 
 flags.DEFINE_string("albert_config_file", None, "Model config JSON (albert_config.json).")
@@ -36,20 +36,10 @@ flags.DEFINE_integer("save_checkpoints_steps", 5000, "Checkpoint (and evaluate) 
 flags.DEFINE_integer("keep_checkpoint_max", 5, "Checkpoints kept.")
 flags.DEFINE_integer("iterations_per_loop", 1000, "Steps per call of the compiled training loop.")
 flags.DEFINE_integer("max_eval_steps", 100, "Eval batches per evaluation.")
-flags.DEFINE_bool("use_tpu", False, "Use a TPU (same as --strategy=tpu).")
 flags.DEFINE_bool("init_from_group0", False, "Initialise every transformer group from the checkpoint's group 0.")
-flags.DEFINE_string("tpu_name", None, "Cloud TPU name.")
-flags.DEFINE_string("tpu_zone", None, "Cloud TPU zone.")
-flags.DEFINE_string("gcp_project", None, "Cloud project of the TPU.")
-flags.DEFINE_string("master", None, "TPU master address.")
-flags.DEFINE_integer("num_tpu_cores", 8, "Kept for compatibility (the TPU strategy finds its cores).")
 flags.DEFINE_float("masked_lm_budget", 0, "Not supported (online masking was never functional in the original).")
-flags.DEFINE_enum("strategy", None, ["one_device", "mirrored", "multi_worker", "tpu"],
-                  "Distribution (default: tpu with --use_tpu, mirrored with several GPUs, else one_device).")
-flags.DEFINE_enum("mixed_precision", "fp32", ["fp32", "bf16", "fp16"], "Compute precision.")
-flags.DEFINE_bool("jit_compile", False, "XLA-compile the forward and backward pass.")
+runner.define_runtime_flags()
 flags.DEFINE_integer("gradient_accumulation_steps", 1, "Micro-batches per update (global batch = their sum).")
-flags.DEFINE_integer("random_seed", 12345, "Seed of the input shuffling and initialisation.")
 FLAGS = flags.FLAGS
 
 
@@ -72,23 +62,16 @@ def main(argv):
     validate()
     import tensorflow as tf
 
-    from albert import AlbertConfig, AlbertPretrainer
+    from albert import AlbertPretrainer
     from albert.checkpoints import init_from_checkpoint, save_original_checkpoint
-    from albert.distribute import create_strategy
     from albert.input_pipeline import expand_files, pretraining_dataset
     from albert.optimization import create_optimizer
     from albert.tasks.pretraining import pretraining_loss
-    from albert.training import LoopConfig, Trainer, set_precision
+    from albert.training import LoopConfig, Trainer
 
-    config = AlbertConfig.from_json_file(FLAGS.albert_config_file)
-    if FLAGS.max_seq_length > config.max_position_embeddings:
-        raise AlbertError(f"--max_seq_length {FLAGS.max_seq_length} exceeds max_position_embeddings "
-                          f"({config.max_position_embeddings}) of {FLAGS.albert_config_file}")
+    config, strategy = runner.setup(FLAGS)
     train_files = expand_files(FLAGS.input_file)
     eval_files = expand_files(FLAGS.eval_file) if FLAGS.eval_file else train_files
-    set_precision(FLAGS.mixed_precision)
-    strategy = create_strategy(FLAGS.strategy, FLAGS.use_tpu, FLAGS.tpu_name, FLAGS.tpu_zone, FLAGS.gcp_project,
-                               FLAGS.master)
     replicas = strategy.num_replicas_in_sync
     micro_batch = FLAGS.train_batch_size // FLAGS.gradient_accumulation_steps
     if FLAGS.train_batch_size % (FLAGS.gradient_accumulation_steps * replicas):
@@ -97,7 +80,6 @@ def main(argv):
     if FLAGS.eval_batch_size % replicas:
         raise AlbertError(f"--eval_batch_size {FLAGS.eval_batch_size} must divide evenly over {replicas} replica(s)")
     tf.io.gfile.makedirs(FLAGS.output_dir)
-    tf.keras.utils.set_random_seed(FLAGS.random_seed)
 
     with strategy.scope():
         model = AlbertPretrainer(config)
@@ -124,13 +106,13 @@ def main(argv):
         results = trainer.evaluate(dataset_fn(eval_files, False), FLAGS.max_eval_steps, FLAGS.eval_batch_size)
         results["loss"] = results["masked_lm_loss"] + results["sentence_order_loss"]
         results["global_step"] = step
-        _write_text(os.path.join(FLAGS.output_dir, "eval_results.txt"),
+        runner.write_text(os.path.join(FLAGS.output_dir, "eval_results.txt"),
                     "".join(f"{k} = {results[k]}\n" for k in sorted(results)))
         print("eval " + " ".join(f"{k} {results[k]:.4f}" for k in sorted(results) if k != "global_step"))
         if results["masked_lm_accuracy"] > best.get("masked_lm_accuracy", -math.inf):
             best.update(results)
             save_original_checkpoint(model, os.path.join(FLAGS.output_dir, "model.ckpt-best"), global_step=step)
-            _write_text(best_file, json.dumps(best, indent=2, sort_keys=True) + "\n")
+            runner.write_text(best_file, json.dumps(best, indent=2, sort_keys=True) + "\n")
         return results
 
     if FLAGS.do_train:
@@ -138,21 +120,9 @@ def main(argv):
             print(init_from_checkpoint(model, FLAGS.init_checkpoint, FLAGS.init_from_group0))
         trainer.train(dataset_fn(train_files, True), on_checkpoint=evaluate if FLAGS.do_eval else None)
     elif FLAGS.do_eval:
-        for path in tf.train.get_checkpoint_state(FLAGS.output_dir).all_model_checkpoint_paths \
-                if tf.train.get_checkpoint_state(FLAGS.output_dir) else []:
+        for path, step in runner.saved_checkpoints(FLAGS.output_dir):
             tf.train.Checkpoint(model=model).read(path).expect_partial()
-            evaluate(int(path.rsplit("-", 1)[1]))
-        if not best:
-            raise AlbertError(f"{FLAGS.output_dir}: no checkpoint to evaluate; train first (--do_train)")
-
-
-def _write_text(path, text):
-    import tensorflow as tf
-
-    tmp = f"{path}.tmp"
-    with tf.io.gfile.GFile(tmp, "w") as f:
-        f.write(text)
-    tf.io.gfile.rename(tmp, path, overwrite=True)
+            evaluate(step)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ import os
 
 from absl import flags
 
-from albert import cli
+from albert import cli, runner
 from albert.errors import AlbertError
 
 flags.DEFINE_string("data_dir", None, "Parent of RACE/{train,dev,test}/{middle,high}/ (official files or all.txt).")
@@ -42,16 +42,7 @@ flags.DEFINE_integer("train_step", 12000, "Training steps.")
 flags.DEFINE_integer("warmup_step", 1000, "Warmup steps.")
 flags.DEFINE_integer("save_checkpoints_steps", 100, "Checkpoint (and evaluate) every this many steps.")
 flags.DEFINE_integer("iterations_per_loop", 1000, "Steps per compiled loop call.")
-flags.DEFINE_bool("use_tpu", False, "Use a TPU.")
-flags.DEFINE_string("tpu_name", None, "Cloud TPU name.")
-flags.DEFINE_string("tpu_zone", None, "Cloud TPU zone.")
-flags.DEFINE_string("gcp_project", None, "Cloud project of the TPU.")
-flags.DEFINE_string("master", None, "TPU master address.")
-flags.DEFINE_integer("num_tpu_cores", 8, "Kept for compatibility.")
-flags.DEFINE_enum("strategy", None, ["one_device", "mirrored", "multi_worker", "tpu"], "Distribution strategy.")
-flags.DEFINE_enum("mixed_precision", "fp32", ["fp32", "bf16", "fp16"], "Compute precision.")
-flags.DEFINE_bool("jit_compile", False, "XLA-compile the forward and backward pass.")
-flags.DEFINE_integer("random_seed", 12345, "Seed of initialisation and shuffling.")
+runner.define_runtime_flags()
 FLAGS = flags.FLAGS
 
 
@@ -80,25 +71,17 @@ def main(argv):
     import numpy as np
     import tensorflow as tf
 
-    from albert import AlbertConfig, AlbertMultipleChoice
-    from albert.checkpoints import init_from_checkpoint, save_original_checkpoint
-    from albert.distribute import create_strategy
+    from albert import AlbertMultipleChoice
+    from albert.checkpoints import init_from_checkpoint
     from albert.input_pipeline import race_dataset
     from albert.optimization import create_optimizer
     from albert.tasks.race import accuracy_by_level, race_loss, read_examples, write_features
     from albert.tokenization import FullTokenizer
-    from albert.training import LoopConfig, Trainer, set_precision
+    from albert.training import LoopConfig, Trainer
 
-    config = AlbertConfig.from_json_file(FLAGS.albert_config_file)
-    if FLAGS.max_seq_length > config.max_position_embeddings:
-        raise AlbertError(f"--max_seq_length {FLAGS.max_seq_length} exceeds max_position_embeddings "
-                          f"({config.max_position_embeddings}) of {FLAGS.albert_config_file}")
+    config, strategy = runner.setup(FLAGS)
     tokenizer = FullTokenizer(FLAGS.vocab_file, FLAGS.do_lower_case, FLAGS.spm_model_file)
-    set_precision(FLAGS.mixed_precision)
-    strategy = create_strategy(FLAGS.strategy, FLAGS.use_tpu, FLAGS.tpu_name, FLAGS.tpu_zone, FLAGS.gcp_project,
-                               FLAGS.master)
     os.makedirs(FLAGS.output_dir, exist_ok=True)
-    tf.keras.utils.set_random_seed(FLAGS.random_seed)
     with strategy.scope():
         model = AlbertMultipleChoice(config, num_choices=4, dropout_prob=FLAGS.dropout_prob)
         optimizer = create_optimizer(FLAGS.learning_rate, FLAGS.train_step, FLAGS.warmup_step, "adamw", model=model)
@@ -124,19 +107,12 @@ def main(argv):
             logits.append(model({k: batch[k] for k in ("input_ids", "input_mask", "segment_ids")})["logits"].numpy())
         return np.concatenate(logits)[:len(examples)].argmax(-1), examples
 
-    best_path = os.path.join(FLAGS.output_dir, "best_trial.txt")
-
     def evaluate(step, _path=None):
         predictions, examples = predictions_of("dev", FLAGS.eval_file, FLAGS.eval_batch_size)
         results = dict(accuracy_by_level(examples, predictions), global_step=step)
         with open(os.path.join(FLAGS.output_dir, "eval_results.txt"), "a") as f:
             f.write("".join(f"{k} = {results[k]}\n" for k in sorted(results)))
-        previous = open(best_path).read().split(":") if os.path.exists(best_path) else None
-        if previous is None or results["eval_accuracy"] > float(previous[2]):
-            save_original_checkpoint(model, os.path.join(FLAGS.output_dir, "model.ckpt-best"), global_step=step)
-            previous = [str(step), str(step), str(results["eval_accuracy"])]
-        with open(best_path, "w") as f:
-            f.write(f"{step}:{previous[1]}:{previous[2]}")
+        runner.record_best(model, FLAGS.output_dir, step, results["eval_accuracy"])
         print(f"eval step {step}: " + " ".join(f"{k} {v:.4f}" for k, v in sorted(results.items())
                                                  if k != "global_step"))
 
@@ -148,33 +124,18 @@ def main(argv):
                                                       seed=FLAGS.random_seed),
                       on_checkpoint=evaluate if FLAGS.do_eval else None)
     elif FLAGS.do_eval:
-        state = tf.train.get_checkpoint_state(FLAGS.output_dir)
-        if state is None:
-            raise AlbertError(f"{FLAGS.output_dir}: no checkpoint to evaluate; train first (--do_train)")
-        for path in state.all_model_checkpoint_paths:
+        for path, step in runner.saved_checkpoints(FLAGS.output_dir):
             tf.train.Checkpoint(model=model).read(path).expect_partial()
-            evaluate(int(path.rsplit("-", 1)[1]))
+            evaluate(step)
     if FLAGS.do_predict:
-        source = os.path.join(FLAGS.output_dir, "model.ckpt-best")
-        if not tf.io.gfile.exists(source + ".index"):
-            source = tf.train.latest_checkpoint(FLAGS.output_dir) or FLAGS.init_checkpoint
-        if not source:
-            raise AlbertError(f"{FLAGS.output_dir}: no model.ckpt-best or checkpoint to predict with")
-        init_from_checkpoint(model, source)
+        init_from_checkpoint(model, runner.prediction_checkpoint(FLAGS.output_dir, FLAGS.init_checkpoint))
         predictions, examples = predictions_of("test", FLAGS.predict_file, FLAGS.predict_batch_size)
         letters = {e.example_id: "ABCD"[int(p)] for e, p in zip(examples, predictions)}
         results = accuracy_by_level(examples, predictions)
-        _write(os.path.join(FLAGS.output_dir, "predictions.json"), json.dumps(letters, indent=2) + "\n")
-        _write(os.path.join(FLAGS.output_dir, "predict_results.txt"),
+        runner.write_text(os.path.join(FLAGS.output_dir, "predictions.json"), json.dumps(letters, indent=2) + "\n")
+        runner.write_text(os.path.join(FLAGS.output_dir, "predict_results.txt"),
                "".join(f"{k} = {results[k]}\n" for k in sorted(results)))
         print("test " + " ".join(f"{k} {v:.4f}" for k, v in sorted(results.items())))
-
-
-def _write(path, text):
-    tmp = f"{path}.tmp"
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,95 @@
+"""What the training entry points share: runtime flags, setup, checkpoint bookkeeping, atomic text outputs.
+
+Imported by run_pretraining.py, run_classifier.py and run_race.py; TensorFlow is imported only when a function
+runs, so flag parsing and validation stay fast.
+"""
+
+import os
+
+from absl import flags
+
+from albert.errors import AlbertError
+
+
+def define_runtime_flags():
+    """The original's TPU flags and this project's distribution, precision, XLA and seed flags."""
+    flags.DEFINE_bool("use_tpu", False, "Use a TPU (same as --strategy=tpu).")
+    flags.DEFINE_string("tpu_name", None, "Cloud TPU name.")
+    flags.DEFINE_string("tpu_zone", None, "Cloud TPU zone.")
+    flags.DEFINE_string("gcp_project", None, "Cloud project of the TPU.")
+    flags.DEFINE_string("master", None, "TPU master address.")
+    flags.DEFINE_integer("num_tpu_cores", 8, "Kept for compatibility (the TPU strategy finds its cores).")
+    flags.DEFINE_enum("strategy", None, ["one_device", "mirrored", "multi_worker", "tpu"],
+                      "Distribution (default: tpu with --use_tpu, mirrored with several GPUs, else one_device).")
+    flags.DEFINE_enum("mixed_precision", "fp32", ["fp32", "bf16", "fp16"], "Compute precision.")
+    flags.DEFINE_bool("jit_compile", False, "XLA-compile the forward and backward pass.")
+    flags.DEFINE_integer("random_seed", 12345, "Seed of initialisation and input shuffling.")
+
+
+def setup(values, seed: int | None = None):
+    """Config (checked against --max_seq_length), precision policy, strategy and seeds: (config, strategy)."""
+    import tensorflow as tf
+
+    from albert.config import AlbertConfig
+    from albert.distribute import create_strategy
+    from albert.training import set_precision
+
+    config = AlbertConfig.from_json_file(values.albert_config_file)
+    if values.max_seq_length > config.max_position_embeddings:
+        raise AlbertError(f"--max_seq_length {values.max_seq_length} exceeds max_position_embeddings "
+                          f"({config.max_position_embeddings}) of {values.albert_config_file}")
+    set_precision(values.mixed_precision)
+    strategy = create_strategy(values.strategy, values.use_tpu, values.tpu_name, values.tpu_zone,
+                               values.gcp_project, values.master)
+    tf.keras.utils.set_random_seed(values.random_seed if seed is None else seed)
+    return config, strategy
+
+
+def write_text(path: str, text: str):
+    """Write a small text output under a temporary name and rename it into place (local or gs://)."""
+    import tensorflow as tf
+
+    tmp = f"{path}.tmp-{os.getpid()}"
+    with tf.io.gfile.GFile(tmp, "w") as f:
+        f.write(text)
+    tf.io.gfile.rename(tmp, path, overwrite=True)
+
+
+def saved_checkpoints(output_dir: str) -> list:
+    """(path, step) of every checkpoint the CheckpointManager keeps in output_dir, oldest first."""
+    import tensorflow as tf
+
+    state = tf.train.get_checkpoint_state(output_dir)
+    if state is None:
+        raise AlbertError(f"{output_dir}: no checkpoint to evaluate; train first (--do_train)")
+    return [(path, int(path.rsplit("-", 1)[1])) for path in state.all_model_checkpoint_paths]
+
+
+def record_best(model, output_dir: str, step: int, value: float) -> tuple:
+    """Keep model.ckpt-best (original names) and best_trial.txt (`global_step:best_step:best_value`, as the
+    original) when `value` beats the best so far. Returns (best_step, best_value)."""
+    from albert.checkpoints import save_original_checkpoint
+
+    path = os.path.join(output_dir, "best_trial.txt")
+    best_step, best_value = None, None
+    if os.path.exists(path):
+        _, best_step, best_value = open(path).read().split(":")
+        best_step, best_value = int(best_step), float(best_value)
+    if best_value is None or value > best_value:
+        save_original_checkpoint(model, os.path.join(output_dir, "model.ckpt-best"), global_step=step)
+        best_step, best_value = step, value
+    write_text(path, f"{step}:{best_step}:{best_value}")
+    return best_step, best_value
+
+
+def prediction_checkpoint(output_dir: str, init_checkpoint: str | None) -> str:
+    """model.ckpt-best, else the newest checkpoint, else --init_checkpoint."""
+    import tensorflow as tf
+
+    best = os.path.join(output_dir, "model.ckpt-best")
+    if tf.io.gfile.exists(best + ".index"):
+        return best
+    source = tf.train.latest_checkpoint(output_dir) or init_checkpoint
+    if not source:
+        raise AlbertError(f"{output_dir}: no model.ckpt-best or checkpoint to predict with")
+    return source
