@@ -40,3 +40,17 @@ def race_features(max_seq_length: int, num_choices: int = 4) -> dict:
         "label_ids": ("int64", 1),
         "is_real_example": ("int64", 1),
     }
+
+
+def squad_features(max_seq_length: int, is_training: bool) -> dict:
+    """The original SQuAD record (spec §10.2): training records add the targets."""
+    spec = {
+        "unique_ids": ("int64", 1),
+        "input_ids": ("int64", max_seq_length),
+        "input_mask": ("int64", max_seq_length),
+        "segment_ids": ("int64", max_seq_length),
+        "p_mask": ("int64", max_seq_length),
+    }
+    if is_training:
+        spec.update(start_positions=("int64", 1), end_positions=("int64", 1), is_impossible=("int64", 1))
+    return spec

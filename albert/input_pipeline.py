@@ -3,7 +3,7 @@
 import tensorflow as tf
 
 from albert.corpus import expand_inputs
-from albert.feature_specs import classifier_features, pretraining_features, race_features
+from albert.feature_specs import classifier_features, pretraining_features, race_features, squad_features
 
 
 def expand_files(patterns: str) -> list:
@@ -79,3 +79,10 @@ def race_dataset(files: list, max_seq_length: int, batch_size: int, is_training:
 
     return record_dataset(files, lambda record: reshape(decode(record)), batch_size, is_training, input_context,
                           seed)
+
+
+def squad_dataset(files: list, max_seq_length: int, batch_size: int, is_training: bool, input_context=None,
+                  seed: int = 12345):
+    """SQuAD feature records (spec §10.2); training records carry the targets."""
+    return record_dataset(files, _decoder(squad_features(max_seq_length, is_training)), batch_size, is_training,
+                          input_context, seed)

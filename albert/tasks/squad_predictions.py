@@ -1,0 +1,144 @@
+"""SQuAD predictions: running the model over feature records, and decoding spans back to original text
+(spec §10.3, §10.4).
+
+v1.1: the n-best starts and ends of each feature, kept when both lie in the document part of the span, the
+start has its maximum context there, end >= start and the span is at most `max_answer_length` pieces; the same
+span seen from overlapping features has its scores averaged; texts are de-duplicated; probabilities are a softmax
+over the kept scores. v2.0: the start beam x end beam of the XLNet-style head, scored by summed log
+probabilities, and per question the no-answer score `score_null` = the smallest answer-class logit of its
+features (a higher logit means "no answer"). A question predicts "" where score_null > the threshold.
+
+Questions whose paragraph did not align, or that have no feature, are predicted "" (the original dropped them).
+"""
+
+import math
+
+import numpy as np
+
+from albert.tasks.squad import Alignment
+
+
+def run_model(model, dataset, num_features: int, version_2: bool, batch_size: int) -> dict:
+    """{unique_id: {output name: numpy array}} for the first `num_features` records of a prediction dataset."""
+    import tensorflow as tf
+
+    keys = ("input_ids", "input_mask", "segment_ids") + (("p_mask",) if version_2 else ())
+    names = (("start_top_log_probs", "start_top_index", "end_top_log_probs", "end_top_index", "cls_logits")
+             if version_2 else ("start_logits", "end_logits"))
+
+    @tf.function
+    def step(batch):
+        outputs = model({k: batch[k] for k in keys}, training=False)
+        return {name: outputs[name] for name in names}
+
+    results, seen = {}, 0
+    for batch, _ in zip(dataset, range(math.ceil(num_features / batch_size))):
+        outputs = {k: v.numpy() for k, v in step(batch).items()}
+        ids = batch["unique_ids"].numpy().reshape(-1)
+        for row in range(min(len(ids), num_features - seen)):
+            results[int(ids[row])] = {k: v[row] for k, v in outputs.items()}
+        seen += len(ids)
+    return results
+
+
+def _paragraph_alignments(metadata: dict) -> list:
+    return [Alignment([], p["start"], p["end"], [], 1.0 if p["aligned"] else 0.0) for p in metadata["paragraphs"]]
+
+
+def _valid(feature: dict, start: int, end: int, max_answer_length: int) -> bool:
+    """Both positions inside the document part of the span, start with maximum context, a short forward span."""
+    first, length = feature["doc_offset"], feature["span_length"]
+    if not (first <= start < first + length and first <= end < first + length):
+        return False
+    return feature["max_context"][start - first] == "1" and start <= end and end - start + 1 <= max_answer_length
+
+
+def _softmax(scores: list) -> list:
+    if not scores:
+        return []
+    top = max(scores)
+    exps = [math.exp(s - top) for s in scores]
+    return [e / sum(exps) for e in exps]
+
+
+def _nbest(candidates: dict, alignment: Alignment, paragraph_text: str, n_best_size: int) -> list:
+    """{(start piece, end piece): [(start score, end score), ...]} -> n-best entries, best first, unique texts."""
+    scored = []
+    for (start, end), scores in candidates.items():
+        s = sum(x for x, _ in scores) / len(scores)
+        e = sum(y for _, y in scores) / len(scores)
+        scored.append((s + e, start, end, s, e))
+    scored.sort(key=lambda c: (-c[0], c[1], c[2]))
+    entries, texts = [], set()
+    for total, start, end, s, e in scored:
+        text = alignment.text(start, end, paragraph_text)
+        if not text or text in texts:
+            continue
+        texts.add(text)
+        entries.append({"text": text, "start_log_prob": s, "end_log_prob": e})
+        if len(entries) == n_best_size:
+            break
+    for entry, p in zip(entries, _softmax([x["start_log_prob"] + x["end_log_prob"] for x in entries])):
+        entry["probability"] = p
+    return entries
+
+
+def _group_features(metadata: dict) -> dict:
+    grouped = {}
+    for feature in metadata["features"]:
+        grouped.setdefault(feature["example"], []).append(feature)
+    return grouped
+
+
+def decode(examples: list, metadata: dict, results: dict, n_best_size: int, max_answer_length: int,
+           version_2: bool) -> tuple:
+    """(predictions {qid: text}, nbest {qid: [entries]}, null_odds {qid: score_null} (v2; empty for v1)).
+
+    v2 predictions are the best non-null texts (no threshold applied); see `apply_null_threshold`."""
+    alignments = _paragraph_alignments(metadata)
+    grouped = _group_features(metadata)
+    predictions, nbest, null_odds = {}, {}, {}
+    for index, example in enumerate(examples):
+        meta = metadata["examples"][index]
+        alignment = alignments[meta["paragraph"]]
+        features = [f for f in grouped.get(index, []) if f["unique_id"] in results]
+        candidates = {}
+        for feature in features:
+            out = results[feature["unique_id"]]
+            for start, end, s, e in _spans(out, n_best_size, version_2):
+                if _valid(feature, start, end, max_answer_length):
+                    key = (feature["span_start"] + start - feature["doc_offset"],
+                           feature["span_start"] + end - feature["doc_offset"])
+                    candidates.setdefault(key, []).append((s, e))
+        entries = _nbest(candidates, alignment, example.paragraph_text, n_best_size) if alignment.ok else []
+        if not entries:
+            entries = [{"text": "", "start_log_prob": -1e6 if version_2 else 0.0,
+                        "end_log_prob": -1e6 if version_2 else 0.0, "probability": 1.0}]
+        predictions[example.qas_id] = entries[0]["text"]
+        nbest[example.qas_id] = entries
+        if version_2:
+            null_odds[example.qas_id] = min((float(results[f["unique_id"]]["cls_logits"]) for f in features),
+                                            default=1e6)
+    return predictions, nbest, null_odds
+
+
+def _spans(out: dict, n_best_size: int, version_2: bool):
+    """(start position, end position, start score, end score) candidates of one feature's outputs."""
+    if version_2:
+        start_n = len(out["start_top_index"])
+        end_n = len(out["end_top_index"]) // start_n
+        for i in range(start_n):
+            for j in range(end_n):
+                yield (int(out["start_top_index"][i]), int(out["end_top_index"][i * end_n + j]),
+                       float(out["start_top_log_probs"][i]), float(out["end_top_log_probs"][i * end_n + j]))
+        return
+    starts = np.argsort(-out["start_logits"], kind="stable")[:n_best_size]
+    ends = np.argsort(-out["end_logits"], kind="stable")[:n_best_size]
+    for start in starts:
+        for end in ends:
+            yield int(start), int(end), float(out["start_logits"][start]), float(out["end_logits"][end])
+
+
+def apply_null_threshold(predictions: dict, null_odds: dict, threshold: float) -> dict:
+    """"" wherever the no-answer score exceeds the threshold (the official scorer's rule)."""
+    return {qid: "" if null_odds[qid] > threshold else text for qid, text in predictions.items()}

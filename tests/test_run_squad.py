@@ -1,0 +1,136 @@
+"""run_squad.py end to end: a tiny model learns a synthetic extractive task (v1 and v2 heads); predicting needs no
+--train_file; bad input is one line and exit status 2 with no feature file left behind."""
+
+import json
+import random
+
+import pytest
+
+from tests.squad_helpers import make_sentencepiece, make_squad, run_squad, tiny_config
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("squad")
+    rng = random.Random(0)
+    spm = make_sentencepiece(directory, rng)
+    for name, count, version_2 in (("train", 300, False), ("dev", 40, False), ("train2", 300, True),
+                                   ("dev2", 40, True)):
+        make_squad(directory / f"{name}.json", rng, count, version_2)
+    return directory, [f"--albert_config_file={tiny_config(directory)}", f"--spm_model_file={spm}",
+                       "--max_seq_length=20", "--max_query_length=8", "--doc_stride=6", "--predict_batch_size=16"]
+
+
+def train_args(out, train, dev):
+    return [f"--output_dir={out}", f"--train_file={train}", f"--predict_file={dev}", "--do_train", "--do_predict",
+            "--train_batch_size=16", "--num_train_epochs=10", "--learning_rate=1e-3", "--save_checkpoints_steps=100",
+            "--iterations_per_loop=100", "--random_seed=1"]
+
+
+def gold(path):
+    data = json.loads(path.read_text())["data"]
+    return {qa["id"]: (qa["answers"][0]["text"] if qa["answers"] else "")
+            for article in data for paragraph in article["paragraphs"] for qa in paragraph["qas"]}
+
+
+@pytest.mark.slow
+def test_v1_learns_the_task_and_predicts_without_a_train_file(workdir):
+    directory, common = workdir
+    out = directory / "out_v1"
+    result = run_squad(*common, *train_args(out, directory / "train.json", directory / "dev.json"))
+    assert result.returncode == 0, result.stderr[-3000:]
+    # Paragraphs of up to 16 words do not fit one 9-piece window: several spans per question.
+    assert "40 questions -> " in result.stdout and "40 questions -> 40 features" not in result.stdout
+    blocks = (out / "eval_results.txt").read_text().split("global_step = ")
+    assert len(blocks) == 3  # steps 100 and 187
+    results = dict(line.split(" = ") for line in (out / "predict_results.txt").read_text().splitlines())
+    assert set(results) == {"exact_match", "f1"} and float(results["exact_match"]) >= 90.0
+    predictions = json.loads((out / "predictions.json").read_text())
+    truth = gold(directory / "dev.json")
+    assert sorted(predictions) == sorted(truth)
+    assert sum(predictions[k] == truth[k] for k in truth) / len(truth) >= 0.9
+    nbest = json.loads((out / "nbest_predictions.json").read_text())
+    assert all(nbest[k][0]["text"] == predictions[k] for k in truth)
+    assert all(abs(sum(e["probability"] for e in nbest[k]) - 1) < 1e-6 for k in truth)
+    assert set(nbest["q0"][0]) == {"text", "probability", "start_log_prob", "end_log_prob"}
+    best_step = (out / "best_trial.txt").read_text().split(":")[1]
+    assert (out / "model.ckpt-best.index").exists() and best_step in ("100", "187")
+    # Predict only (google-research/albert#221): no --train_file; model.ckpt-best is used; cached features reused.
+    again = directory / "out_v1_predict"
+    result = run_squad(*common, f"--output_dir={again}", f"--predict_file={directory / 'dev.json'}",
+                       "--do_predict", f"--init_checkpoint={out / 'model.ckpt-best'}",
+                       f"--predict_feature_file={out / 'predict.tf_record'}")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "SQuAD features:" not in result.stdout
+    assert json.loads((again / "predictions.json").read_text()) == predictions
+
+
+@pytest.mark.slow
+def test_v2_learns_answers_and_no_answers(workdir):
+    directory, common = workdir
+    out = directory / "out_v2"
+    result = run_squad(*common, *train_args(out, directory / "train2.json", directory / "dev2.json"),
+                       "--version_2_with_negative")
+    assert result.returncode == 0, result.stderr[-3000:]
+    results = dict(line.split(" = ") for line in (out / "predict_results.txt").read_text().splitlines())
+    assert float(results["exact"]) >= 90.0 and int(results["total"]) == 40
+    assert int(results["NoAns_total"]) == 14 and int(results["HasAns_total"]) == 26
+    assert float(results["null_score_diff_threshold"]) == float(results["best_f1_thresh"])
+    predictions = json.loads((out / "predictions.json").read_text())
+    null_odds = json.loads((out / "null_odds.json").read_text())
+    truth = gold(directory / "dev2.json")
+    assert sorted(predictions) == sorted(truth) == sorted(null_odds)
+    assert sum(predictions[k] == truth[k] for k in truth) / len(truth) >= 0.9
+    threshold = float(results["null_score_diff_threshold"])
+    assert all((predictions[k] == "") == (null_odds[k] > threshold) for k in truth)
+    # A test-set run with a fixed threshold: everything above it is "no answer".
+    again = directory / "out_v2_fixed"
+    result = run_squad(*common, "--version_2_with_negative", f"--output_dir={again}", "--do_predict",
+                       f"--predict_file={directory / 'dev2.json'}", f"--init_checkpoint={out / 'model.ckpt-best'}",
+                       "--null_score_diff_threshold=-1e9")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert set(json.loads((again / "predictions.json").read_text()).values()) == {""}
+
+
+def bad_train_file(directory, case):
+    path = directory / f"bad_{case}.json"
+    data = json.loads((directory / "train.json").read_text())
+    if case == "malformed":
+        path.write_text(json.dumps(data, indent=1)[:200])
+        lines = path.read_text().count("\n") + 1
+        return path, f"{path}: malformed JSON at line {lines} column "
+    qa = data["data"][2]["paragraphs"][0]["qas"][0]
+    qa["answers"][0]["answer_start"] += 1
+    path.write_text(json.dumps(data))
+    return path, f"{path}: question q2: answer {qa['answers'][0]['text']!r} does not occur at answer_start "
+
+
+@pytest.mark.parametrize("case", ["malformed", "misplaced answer"])
+def test_bad_training_data(workdir, case):
+    directory, common = workdir
+    path, message = bad_train_file(directory, case)
+    out = directory / f"out_{case.replace(' ', '_')}"
+    result = run_squad(*common, f"--output_dir={out}", f"--train_file={path}", "--do_train")
+    assert result.returncode == 2, result.stderr[-2000:]
+    assert result.stderr.strip().splitlines()[-1].startswith(f"run_squad.py: error: {message}")
+    assert not (out / "train.tf_record").exists() and not (out / "train.tf_record.json").exists()
+
+
+def test_bad_flags(workdir):
+    directory, common = workdir
+    out = directory / "out_flags"
+    cases = [
+        (["--max_query_length=17", "--do_train", f"--train_file={directory / 'train.json'}"],
+         "--max_seq_length 20 must exceed --max_query_length 17 + 3 (room for [CLS], two [SEP] and the document)"),
+        (["--do_train", f"--train_file={directory / 'none.json'}"], f"{directory / 'none.json'}: --train_file not "
+                                                                     "found"),
+        (["--do_predict"], "--do_predict needs --predict_file"),
+        ([], "nothing to do: pass --do_train and/or --do_predict"),
+        (["--do_predict", f"--predict_file={directory / 'dev.json'}", "--spm_model_file="],
+         "--spm_model_file is required: SQuAD features align SentencePiece pieces with the text"),
+    ]
+    for extra, message in cases:
+        result = run_squad(*common, f"--output_dir={out}", *extra)
+        assert result.returncode == 2, result.stderr[-2000:]
+        assert result.stderr.strip().splitlines()[-1] == f"run_squad.py: error: {message}"
+    assert not out.exists()

@@ -1,0 +1,142 @@
+"""SQuAD features: alignment back to the exact original text, doc spans, p_mask, max-context flags."""
+
+import json
+
+import pytest
+
+from albert.errors import AlbertError
+from albert.tasks import squad
+from albert.tokenization import load_sentencepiece
+
+PARAGRAPHS = [
+    ("In  1889,   the Café   Müller of São Paulo sold   “Crème Brûlée” for $1,234,567.89 (a record). "
+     "Its owner, José Ñúñez, said: ‘Naïve ideas WIN.’ The NASA-funded   study of 2,500 résumés followed.",
+     ["1889", "Café   Müller", "São Paulo", "“Crème Brûlée”", "$1,234,567.89", "José Ñúñez", "Naïve ideas WIN",
+      "NASA", "2,500 résumés", "a record"]),
+    ("\tTabs\tand\nnewlines  ÉTÉ àçcents; Zoë’s piano cost 12,000 euros in Zürich.",
+     ["ÉTÉ", "Zoë", "12,000 euros", "Zürich"]),
+]
+
+
+def write_training_file(path):
+    data = []
+    for p, (context, answers) in enumerate(PARAGRAPHS):
+        qas = [{"id": f"p{p}a{k}", "question": f"What is item {k}?",
+                "answers": [{"text": a, "answer_start": context.index(a)}]} for k, a in enumerate(answers)]
+        data.append({"title": f"t{p}", "paragraphs": [{"context": context, "qas": qas}]})
+    path.write_text(json.dumps({"version": "1.1", "data": data}, ensure_ascii=False), encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def sp_model(corpus_dir):
+    return load_sentencepiece(str(corpus_dir / "sp.model"))
+
+
+@pytest.mark.parametrize("max_seq_length,doc_stride", [(40, 5), (64, 16), (200, 64)])
+def test_gold_spans_give_back_the_exact_answer_text(tmp_path, sp_model, max_seq_length, doc_stride):
+    write_training_file(tmp_path / "train.json")
+    examples = squad.read_examples(str(tmp_path / "train.json"), is_training=True)
+    settings = squad.Settings(max_seq_length, doc_stride, 8, True)
+    rows, metadata, counts = squad.convert_examples(examples, sp_model, settings, True, log=lambda _: None)
+    assert counts["misaligned"] == 0 and counts["unlocated_answers"] == 0
+    alignments = {i: squad.align(sp_model, PARAGRAPHS[i][0], True) for i in range(len(PARAGRAPHS))}
+    assert all(a.aligned_fraction == 1.0 for a in alignments.values())
+    recovered = {}
+    for f, feature in enumerate(metadata["features"]):
+        if rows["is_impossible"][f][0]:
+            assert rows["start_positions"][f] == [0] and rows["end_positions"][f] == [0]
+            continue
+        example = examples[feature["example"]]
+        start = feature["span_start"] + rows["start_positions"][f][0] - feature["doc_offset"]
+        end = feature["span_start"] + rows["end_positions"][f][0] - feature["doc_offset"]
+        paragraph = metadata["examples"][feature["example"]]["paragraph"]
+        text = alignments[paragraph].text(start, end, example.paragraph_text)
+        assert text == example.orig_answer_text
+        recovered[example.qas_id] = text
+    # Every answer (at most 15 pieces) fits in some span: the shortest window holds 29 pieces.
+    assert sorted(recovered) == sorted(e.qas_id for e in examples)
+
+
+def test_every_piece_maps_back_to_its_original_characters(sp_model):
+    text = PARAGRAPHS[0][0]
+    alignment = squad.align(sp_model, text, lower=True)
+    rebuilt = "".join(alignment.text(k, k, text) for k in range(len(alignment.pieces)))
+    assert rebuilt == "".join(text.split())  # all characters but whitespace, in order, originals included
+    assert alignment.text(0, len(alignment.pieces) - 1, text) == text.strip()
+
+
+def test_doc_spans_and_max_context_flags():
+    spans = squad.doc_spans(10, 4, 2)
+    assert spans == [(0, 4), (2, 4), (4, 4), (6, 4)]
+    assert ["".join(map(str, squad.max_context_flags(spans, i))) for i in range(4)] == \
+        ["1110", "0110", "0110", "0111"]
+    assert squad.doc_spans(10, 4, 6) == [(0, 4), (4, 4), (8, 2)]  # stride longer than a span: no overlap
+    assert squad.doc_spans(3, 4, 2) == [(0, 3)]
+
+
+def test_feature_layout_on_a_long_paragraph(sp_model):
+    context = " ".join(f"Word{i % 7} is number {i}." for i in range(12))
+    example = squad.SquadExample("q", "Which number?", context)
+    settings = squad.Settings(32, 8, 6, True)
+    rows, metadata, counts = squad.convert_examples([example], sp_model, settings, False)
+    query = sp_model.EncodeAsIds("which number?")[:6]
+    assert len(sp_model.EncodeAsIds("which number?")) > 6
+    pieces = squad.align(sp_model, context, True).pieces
+    doc = 32 - len(query) - 3
+    spans = squad.doc_spans(len(pieces), doc, 8)
+    assert len(spans) > 3 and counts["features"] == len(spans) == len(rows["input_ids"])
+    cls, sep = sp_model.PieceToId("[CLS]"), sp_model.PieceToId("[SEP]")
+    for f, (start, length) in enumerate(spans):
+        ids = [cls, *query, sep, *[sp_model.PieceToId(p) for p in pieces[start:start + length]], sep]
+        pad = 32 - len(ids)
+        assert rows["input_ids"][f] == ids + [0] * pad
+        assert rows["input_mask"][f] == [1] * len(ids) + [0] * pad
+        assert rows["segment_ids"][f] == [0] * (len(query) + 2) + [1] * (length + 1) + [0] * pad
+        assert rows["p_mask"][f] == [0] + [1] * (len(query) + 1) + [0] * length + [1] * (1 + pad)
+        assert rows["unique_ids"][f] == [1000000000 + f]
+        assert metadata["features"][f]["max_context"] == "".join(map(str, squad.max_context_flags(spans, f)))
+        assert metadata["features"][f]["doc_offset"] == len(query) + 2
+
+
+def test_query_is_truncated_to_max_query_length(sp_model):
+    example = squad.SquadExample("q", "one two three four five six seven eight nine ten", "A short context.")
+    rows, metadata, _ = squad.convert_examples([example], sp_model, squad.Settings(32, 8, 4, True), False)
+    assert metadata["features"][0]["doc_offset"] == 4 + 2
+
+
+class GarbledPieces:
+    """A SentencePiece stand-in whose pieces have nothing to do with the text."""
+
+    def EncodeAsPieces(self, text):
+        return ["\u2581xyz"] * 5
+
+    def EncodeAsIds(self, text):
+        return [7] * 3
+
+    def PieceToId(self, piece):
+        return {"[CLS]": 2, "[SEP]": 3}.get(piece, 7)
+
+
+def test_a_paragraph_that_does_not_align_is_kept_and_counted():
+    messages = []
+    example = squad.SquadExample("q9", "what?", "Completely different text here.")
+    rows, metadata, counts = squad.convert_examples([example], GarbledPieces(), squad.Settings(32, 8, 6, True),
+                                                    False, log=messages.append)
+    assert counts["misaligned"] == 1 and counts["features"] == 1
+    assert metadata["paragraphs"][0]["aligned"] is False
+    assert "question q9: only" in messages[0] and messages[0].endswith("predicted empty")
+
+
+def test_reading_checks_training_answers(tmp_path):
+    path = tmp_path / "train.json"
+    path.write_text(json.dumps({"data": [{"paragraphs": [{"context": "Red fox.", "qas": [
+        {"id": "x1", "question": "What?", "answers": [{"text": "fox", "answer_start": 3}]}]}]}]}))
+    with pytest.raises(AlbertError) as e:
+        squad.read_examples(str(path), is_training=True)
+    assert str(e.value) == (f"{path}: question x1: answer 'fox' does not occur at answer_start 3 of its context "
+                            "(found ' fo')")
+    assert squad.read_examples(str(path), is_training=False)[0].question_text == "What?"
+    path.write_text('{"data": [\n {"paragraphs": [}\n]}')
+    with pytest.raises(AlbertError) as e:
+        squad.read_examples(str(path), is_training=False)
+    assert str(e.value) == f"{path}: malformed JSON at line 2 column 18 (Expecting value)"

@@ -1,0 +1,89 @@
+"""The SQuAD scorer against results worked out by hand with the official scripts' rules."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from albert.tasks import squad_eval
+from tests.helpers import ROOT
+
+QUESTIONS = [  # (id, gold answers, prediction, no-answer probability)
+    ("exact", ["The Eiffel Tower", "Eiffel Tower"], "eiffel tower!", 0.1),  # normalised equal: EM 1, F1 1
+    ("partial", ["Paris, France"], "in Paris", 0.5),  # 1 common token of 2 and 2: EM 0, F1 0.5
+    ("wrong", ["1889"], "1890", 0.7),  # EM 0, F1 0
+    ("empty", ["Gustave Eiffel"], "", 0.2),  # EM 0, F1 0
+    ("no_answer_right", [], "", 0.9),  # gold [""]: EM 1, F1 1
+    ("no_answer_wrong", [], "Seine", 0.8),  # EM 0, F1 0
+]
+
+
+def dataset(version="v2.0", questions=QUESTIONS):
+    qas = [{"id": qid, "question": "?", "answers": [{"text": a, "answer_start": 0} for a in golds]}
+           for qid, golds, _, _ in questions]
+    return {"version": version, "data": [{"title": "t", "paragraphs": [{"context": "c", "qas": qas}]}]}
+
+
+PREDICTIONS = {qid: prediction for qid, _, prediction, _ in QUESTIONS}
+NA_PROBS = {qid: p for qid, _, _, p in QUESTIONS}
+
+
+def test_normalisation_and_token_f1():
+    assert squad_eval.normalize_answer("  The  Eiffel-Tower, an  icon!") == "eiffeltower icon"
+    assert squad_eval.f1_v2("Paris, France", "in Paris") == 0.5
+    assert squad_eval.f1_v2("the", "") == 1.0  # both normalise to nothing
+    assert squad_eval.f1_v1("the", "") == 0.0  # v1.1 has no special case
+    assert squad_eval.f1_v2("x b c", "b c d e") == pytest.approx(2 * (2 / 4) * (2 / 3) / (2 / 4 + 2 / 3))
+
+
+def test_v2_scores_breakdown_and_best_thresholds():
+    results = squad_eval.evaluate_v2(dataset()["data"], PREDICTIONS, NA_PROBS)
+    expected = {
+        "exact": 100 * 2 / 6, "f1": 100 * 2.5 / 6, "total": 6,
+        "HasAns_exact": 25.0, "HasAns_f1": 37.5, "HasAns_total": 4,
+        "NoAns_exact": 50.0, "NoAns_f1": 50.0, "NoAns_total": 2,
+        # Sweep in order of probability: answering `exact` (+1) then `partial` (+0.5) helps; the rest do not.
+        "best_exact": 100 * 3 / 6, "best_exact_thresh": 0.1,
+        "best_f1": 100 * 3.5 / 6, "best_f1_thresh": 0.5,
+    }
+    assert list(results) == list(expected)
+    assert results == pytest.approx(expected, abs=1e-9)
+
+
+def test_v2_no_answer_threshold():
+    results = squad_eval.evaluate_v2(dataset()["data"], PREDICTIONS, NA_PROBS, na_prob_thresh=0.6)
+    # wrong (0.7), no_answer_right (0.9) and no_answer_wrong (0.8) now count as "no answer".
+    assert results["exact"] == pytest.approx(100 * 3 / 6) and results["f1"] == pytest.approx(100 * 3.5 / 6)
+    assert results["NoAns_exact"] == 100.0 and results["HasAns_f1"] == 37.5
+
+
+def test_v1_scores_and_unanswered_questions(capsys):
+    questions = [q for q in QUESTIONS if q[1]] + [("missing", ["x"], None, 0)]
+    predictions = {qid: p for qid, _, p, _ in questions if p is not None}
+    results = squad_eval.evaluate(dataset("1.1", questions), predictions)
+    assert results == pytest.approx({"exact_match": 100 * 1 / 5, "f1": 100 * 1.5 / 5})
+    assert capsys.readouterr().err == "Unanswered question missing will receive score 0.\n"
+
+
+def test_command_line_prints_the_official_keys(tmp_path):
+    (tmp_path / "data.json").write_text(json.dumps(dataset()))
+    (tmp_path / "pred.json").write_text(json.dumps(PREDICTIONS))
+    (tmp_path / "na.json").write_text(json.dumps(NA_PROBS))
+    result = subprocess.run([sys.executable, "-m", "albert.tasks.squad_eval", str(tmp_path / "data.json"),
+                             str(tmp_path / "pred.json"), "--na-prob-file", str(tmp_path / "na.json"),
+                             "--out-file", str(tmp_path / "eval.json")],
+                            capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert result.returncode == 0, result.stderr
+    printed = json.loads(result.stdout)
+    assert list(printed) == ["exact", "f1", "total", "HasAns_exact", "HasAns_f1", "HasAns_total", "NoAns_exact",
+                             "NoAns_f1", "NoAns_total", "best_exact", "best_exact_thresh", "best_f1",
+                             "best_f1_thresh"]
+    assert printed["best_f1_thresh"] == 0.5
+    assert json.loads((tmp_path / "eval.json").read_text()) == printed
+    (tmp_path / "bad.json").write_text('{"a": 1,}')
+    result = subprocess.run([sys.executable, "-m", "albert.tasks.squad_eval", str(tmp_path / "data.json"),
+                             str(tmp_path / "bad.json")], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert result.returncode == 1
+    assert result.stderr.strip() == (f"squad_eval: error: {tmp_path / 'bad.json'}: malformed JSON at line 1 "
+                                     "column 9 (Expecting property name enclosed in double quotes)")
