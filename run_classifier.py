@@ -37,6 +37,8 @@ flags.DEFINE_integer("save_checkpoints_steps", 1000, "Checkpoint (and evaluate) 
 flags.DEFINE_integer("keep_checkpoint_max", 5, "Checkpoints kept.")
 flags.DEFINE_integer("iterations_per_loop", 1000, "Steps per compiled loop call.")
 flags.DEFINE_enum("optimizer", "adamw", ["adamw", "lamb"], "Optimizer.")
+flags.DEFINE_string("export_dir", None, "Export model.ckpt-best as a serving SavedModel that takes raw strings "
+                    "(text_a, and text_b for pair tasks) and returns probabilities and predictions.")
 runner.define_runtime_flags()
 flags.DEFINE_string("seeds", None, "Comma-separated seeds: fine-tune once per seed (in output_dir/seed_<s>) and "
                     "report the mean, median and best dev metric (small GLUE tasks are seed-sensitive).")
@@ -52,8 +54,12 @@ def validate():
                  "albert_config_file": FLAGS.albert_config_file})
     if not FLAGS.spm_model_file and not FLAGS.vocab_file:
         raise AlbertError("--spm_model_file (SentencePiece) or --vocab_file (WordPiece) is required")
-    if not (FLAGS.do_train or FLAGS.do_eval or FLAGS.do_predict):
-        raise AlbertError("nothing to do: pass at least one of --do_train, --do_eval, --do_predict")
+    if not (FLAGS.do_train or FLAGS.do_eval or FLAGS.do_predict or FLAGS.export_dir):
+        raise AlbertError("nothing to do: pass at least one of --do_train, --do_eval, --do_predict, --export_dir")
+    if FLAGS.export_dir and not FLAGS.spm_model_file:
+        raise AlbertError("--export_dir tokenizes in the graph with SentencePiece: pass --spm_model_file")
+    if FLAGS.export_dir and FLAGS.seeds:
+        raise AlbertError("--export_dir exports one model: run without --seeds")
     for name in ("max_seq_length", "train_batch_size", "eval_batch_size", "predict_batch_size", "train_step",
                  "save_checkpoints_steps", "keep_checkpoint_max", "iterations_per_loop"):
         cli.check_at_least(name, getattr(FLAGS, name), 1)
@@ -166,10 +172,18 @@ def fine_tune(seed: int, output_dir: str):
         for path, step in runner.saved_checkpoints(output_dir):
             tf.train.Checkpoint(model=model).read(path).expect_partial()
             evaluate(step)
-    if FLAGS.do_predict:
+    if FLAGS.do_predict or FLAGS.export_dir:
         init_from_checkpoint(model, runner.prediction_checkpoint(output_dir, FLAGS.init_checkpoint))
+    if FLAGS.do_predict:
         logits, examples = logits_of("test", FLAGS.predict_batch_size)
         write_predictions(task, logits, examples, output_dir)
+    if FLAGS.export_dir:
+        from albert.export import export_classifier
+
+        pair = any(layout.text_b is not None for layout in task.splits.values())
+        export_classifier(model, FLAGS.spm_model_file, FLAGS.do_lower_case, list(task.labels or []) or None, pair,
+                          FLAGS.max_seq_length, FLAGS.export_dir)
+        print(f"exported the serving model to {FLAGS.export_dir} (inputs: text_a{', text_b' if pair else ''})")
 
 
 def write_predictions(task, logits, examples, output_dir):

@@ -49,6 +49,8 @@ flags.DEFINE_integer("keep_checkpoint_max", 5, "Checkpoints kept.")
 flags.DEFINE_integer("n_best_size", 20, "Candidates kept per question in nbest_predictions.json.")
 flags.DEFINE_integer("max_answer_length", 30, "Longest answer, in pieces.")
 flags.DEFINE_bool("use_einsum", True, "Kept for compatibility (attention is always einsum-shaped).")
+flags.DEFINE_string("export_dir", None, "Export model.ckpt-best as a serving SavedModel over packed inputs (the "
+                    "head's logits; see the README).")
 flags.DEFINE_bool("version_2_with_negative", False, "SQuAD 2.0: questions may have no answer.")
 flags.DEFINE_integer("start_n_top", 5, "2.0: beam size over start positions.")
 flags.DEFINE_integer("end_n_top", 5, "2.0: beam size over end positions per start.")
@@ -71,8 +73,8 @@ def validate():
         raise AlbertError("--spm_model_file is required: SQuAD features align SentencePiece pieces with the text")
     if FLAGS.albert_hub_module_handle:
         raise AlbertError("--albert_hub_module_handle is not supported; pass the checkpoint as --init_checkpoint")
-    if not (FLAGS.do_train or FLAGS.do_predict):
-        raise AlbertError("nothing to do: pass --do_train and/or --do_predict")
+    if not (FLAGS.do_train or FLAGS.do_predict or FLAGS.export_dir):
+        raise AlbertError("nothing to do: pass --do_train, --do_predict and/or --export_dir")
     if FLAGS.do_train and not FLAGS.train_file:
         raise AlbertError("--do_train needs --train_file")
     if FLAGS.do_predict and not FLAGS.predict_file:
@@ -161,8 +163,14 @@ def main(argv):
         trainer.train(lambda ctx, batch: squad_dataset([record], FLAGS.max_seq_length, batch, True, ctx,
                                                        seed=FLAGS.random_seed),
                       on_checkpoint=evaluate if predict and predict["has_answers"] else None)
-    if predict:
+    if predict or FLAGS.export_dir:
         init_from_checkpoint(model, runner.prediction_checkpoint(FLAGS.output_dir, FLAGS.init_checkpoint))
+    if FLAGS.export_dir:
+        from albert.export import export_squad
+
+        export_squad(model, version_2, FLAGS.export_dir)
+        print(f"exported the serving model to {FLAGS.export_dir}")
+    if predict:
         results = predict_and_write(model, predict, version_2)
         if results is not None:
             runner.write_text(os.path.join(FLAGS.output_dir, "predict_results.txt"),

@@ -294,3 +294,13 @@ def init_from_checkpoint(model, path: str, init_from_group0: bool = False) -> st
         raise AlbertError(f"{path}: the checkpoint does not fit this model ({str(e).splitlines()[0][:200]}); use "
                           "the albert_config.json it was trained with") from None
     return f"{path}: restored the encoder (and any head of the same name) from a TF2 checkpoint"
+
+
+def checkpoint_step(path: str) -> int | None:
+    """The training step of a checkpoint: its `global_step` variable (original checkpoints), else the number in
+    its name (`model.ckpt-<step>`), else None."""
+    shapes = tf.train.load_checkpoint(path).get_variable_to_shape_map()
+    if "global_step" in shapes:
+        return int(tf.train.load_checkpoint(path).get_tensor("global_step"))
+    suffix = os.path.basename(path).rsplit("-", 1)[-1]
+    return int(suffix) if suffix.isdigit() else None

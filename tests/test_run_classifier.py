@@ -73,7 +73,7 @@ def test_bad_inputs(tmp_path):
                                              "MRPC/train.tsv"),
         (["--task_name=rte", "--do_train", "--max_seq_length=32"],
          f"--max_seq_length 32 exceeds max_position_embeddings (16) of {tmp_path}/albert_config.json"),
-        (["--task_name=rte"], "nothing to do: pass at least one of --do_train, --do_eval, --do_predict"),
+        (["--task_name=rte"], "nothing to do: pass at least one of --do_train, --do_eval, --do_predict, --export_dir"),
     ]
     for extra, message in cases:
         result = run(*common, out, *extra)

@@ -59,10 +59,26 @@ def test_v1_learns_the_task_and_predicts_without_a_train_file(workdir):
     again = directory / "out_v1_predict"
     result = run_squad(*common, f"--output_dir={again}", f"--predict_file={directory / 'dev.json'}",
                        "--do_predict", f"--init_checkpoint={out / 'model.ckpt-best'}",
-                       f"--predict_feature_file={out / 'predict.tf_record'}")
+                       f"--predict_feature_file={out / 'predict.tf_record'}", f"--export_dir={again / 'serving'}")
     assert result.returncode == 0, result.stderr[-3000:]
     assert "SQuAD features:" not in result.stdout
     assert json.loads((again / "predictions.json").read_text()) == predictions
+    # The serving export gives the same spans: decode its logits over the cached features.
+    import tensorflow as tf
+
+    from albert.input_pipeline import squad_dataset
+    from albert.tasks.squad import read_examples
+    from albert.tasks.squad_predictions import decode
+
+    serve = tf.saved_model.load(str(again / "serving")).signatures["serving_default"]
+    metadata = json.loads((out / "predict.tf_record.json").read_text())
+    outputs = {}
+    for batch in squad_dataset([str(out / "predict.tf_record")], 20, 8, False).take(-(-metadata["num_features"] // 8)):
+        logits = serve(**{k: batch[k] for k in ("input_ids", "input_mask", "segment_ids")})
+        for row, unique_id in enumerate(batch["unique_ids"].numpy().reshape(-1)):
+            outputs[int(unique_id)] = {k: v[row].numpy() for k, v in logits.items()}
+    served, _, _ = decode(read_examples(str(directory / "dev.json"), False), metadata, outputs, 20, 30, False)
+    assert served == predictions
 
 
 @pytest.mark.slow
@@ -125,7 +141,7 @@ def test_bad_flags(workdir):
         (["--do_train", f"--train_file={directory / 'none.json'}"], f"{directory / 'none.json'}: --train_file not "
                                                                      "found"),
         (["--do_predict"], "--do_predict needs --predict_file"),
-        ([], "nothing to do: pass --do_train and/or --do_predict"),
+        ([], "nothing to do: pass --do_train, --do_predict and/or --export_dir"),
         (["--do_predict", f"--predict_file={directory / 'dev.json'}", "--spm_model_file="],
          "--spm_model_file is required: SQuAD features align SentencePiece pieces with the text"),
     ]

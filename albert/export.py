@@ -1,0 +1,358 @@
+"""SavedModels in the TF Hub TF2 convention, and serving models of fine-tuned tasks.
+
+- encoder: `obj(inputs, training=False)` with a dict of int32 [B,T] `input_word_ids`, `input_mask`,
+  `input_type_ids` -> `pooled_output`, `sequence_output`, `encoder_outputs` (one per layer), `default`;
+  `variables` / `trainable_variables` lists so that it fine-tunes (TFSMLayer, hub.KerasLayer); endpoints `serve`
+  and `serve_train` (dict in, dict out) and the `serving_default` signature.
+- preprocessor: `obj(strings)` -> the three encoder inputs at length 128; `tokenize(strings)` -> ragged ids;
+  `bert_pack_inputs([segment] or [a, b], seq_length)` (seq_length a Python int among 16, 32, 64, 128, 256, 384,
+  512 and the export's default, or any length as an int32 tensor). ALBERT's normalisation (whitespace collapse, NFKD, accents
+  dropped, lower case) and SentencePiece with the digit-comma rule, in the graph (tensorflow-text): the ids equal
+  `FullTokenizer`'s, and pairs are truncated by the original's rule (the longer one loses its last piece first).
+- mlm: the encoder's call plus `masked_lm_positions` -> `mlm_logits` [B,P,V] and `sop_logits` [B,2].
+- classifier serving: raw strings (`text_a`, and `text_b` for pair tasks) -> `probabilities`, `predictions`
+  (label strings; the score for regression), `logits`. SQuAD serving: packed inputs -> the head's logits.
+
+Loading any of them needs `import tensorflow_text` only when it tokenizes (preprocessor, classifier serving).
+Exports are written to a temporary directory and renamed into place: nothing half-written is left.
+"""
+
+import os
+import shutil
+import sys
+import unicodedata
+
+import tensorflow as tf
+
+from albert.errors import AlbertError
+
+HUB_INPUTS = ("input_word_ids", "input_mask", "input_type_ids")
+SPIECE_UNDERLINE = "\u2581"
+DEFAULT_SEQ_LENGTH = 128
+PACK_LENGTHS = (16, 32, 64, 128, 256, 384, 512)  # seq_length values bert_pack_inputs takes as Python ints
+
+
+def _char_class(predicate) -> str:
+    """An RE2 character class of every code point for which `predicate(chr(c))` holds (Python's Unicode data,
+    so that the graph normalises exactly as `preprocess_text` does)."""
+    ranges, start = [], None
+    for code in range(sys.maxunicode + 2):
+        inside = code <= sys.maxunicode and not 0xD800 <= code <= 0xDFFF and predicate(chr(code))
+        if inside and start is None:
+            start = code
+        elif not inside and start is not None:
+            ranges.append((start, code - 1))
+            start = None
+    return "[" + "".join(f"\\x{{{a:x}}}" if a == b else f"\\x{{{a:x}}}-\\x{{{b:x}}}" for a, b in ranges) + "]"
+
+
+def _encoder_inputs(inputs: dict) -> dict:
+    return {"input_ids": inputs["input_word_ids"], "input_mask": inputs["input_mask"],
+            "segment_ids": inputs["input_type_ids"]}
+
+
+def _hub_outputs(outputs: dict) -> dict:
+    return {"pooled_output": outputs["pooled_output"], "sequence_output": outputs["sequence_output"],
+            "encoder_outputs": list(outputs["encoder_outputs"]), "default": outputs["pooled_output"]}
+
+
+def _int_spec(name: str, rank: int = 2):
+    return tf.TensorSpec([None] * rank, tf.int32, name=name)
+
+
+class InGraphTokenizer(tf.Module):
+    """ALBERT's text normalisation and SentencePiece tokenization as TensorFlow ops (tensorflow-text)."""
+
+    def __init__(self, sp_model_proto: bytes, do_lower_case: bool, name="tokenizer"):
+        super().__init__(name=name)
+        import tensorflow_text as text
+
+        self.do_lower_case = do_lower_case
+        self.sentencepiece = text.SentencepieceTokenizer(model=sp_model_proto, out_type=tf.string)
+        self._space = _char_class(str.isspace)
+        self._combining = _char_class(unicodedata.combining)
+        self._digit_comma = "(?s).*" + _char_class(str.isdigit) + ","
+        self.cls_id = int(self.sentencepiece.string_to_id("[CLS]"))
+        self.sep_id = int(self.sentencepiece.string_to_id("[SEP]"))
+
+    def normalize(self, texts):
+        """preprocess_text: collapse whitespace, NFKD, drop combining marks, lower-case."""
+        import tensorflow_text as text
+
+        texts = tf.strings.regex_replace(texts, f"^{self._space}+|{self._space}+$", "")
+        texts = tf.strings.regex_replace(texts, f"{self._space}+", " ")
+        texts = tf.strings.regex_replace(text.normalize_utf8(texts, "NFKD"), self._combining, "")
+        return tf.strings.lower(texts, encoding="utf-8") if self.do_lower_case else texts
+
+    def pieces(self, texts):
+        """encode_pieces, digit-comma rule included: a piece ending in digit+comma is re-encoded without the comma
+        (and without a `▁` the original piece did not have), then the comma follows. [B] -> [B, (n)] strings."""
+        pieces = self.sentencepiece.tokenize(self.normalize(texts))
+        flat = pieces.values
+        flagged = tf.strings.regex_full_match(flat, self._digit_comma)
+        core = tf.strings.regex_replace(tf.strings.regex_replace(flat, ",$", ""), SPIECE_UNDERLINE, "")
+        again = self.sentencepiece.tokenize(tf.where(flagged, core, ""))  # [N, (k)]
+        starts = again.row_splits[:-1]
+        nonempty = again.row_lengths() > 0
+        first = tf.where(nonempty, tf.gather(tf.concat([again.values, [""]], 0), starts), "")
+        underline = f"{SPIECE_UNDERLINE}(?s).*"
+        adjust = (flagged & nonempty & ~tf.strings.regex_full_match(flat, underline)
+                  & tf.strings.regex_full_match(first, underline))
+        stripped = tf.strings.regex_replace(first, f"^{SPIECE_UNDERLINE}", "")
+        rows = tf.boolean_mask(starts, adjust)[:, None]
+        values = tf.tensor_scatter_nd_update(again.values, rows, tf.boolean_mask(stripped, adjust))
+        drop = tf.scatter_nd(rows, tf.cast(tf.boolean_mask(tf.equal(stripped, ""), adjust), tf.int32),
+                             tf.shape(again.values, out_type=tf.int64)) > 0
+        again = tf.ragged.boolean_mask(again.with_values(values), again.with_values(~drop))
+        comma = tf.RaggedTensor.from_tensor(tf.fill([tf.size(flat), 1], ","))
+        replaced = tf.concat([again, comma], axis=1)
+        single = tf.RaggedTensor.from_tensor(flat[:, None])
+        merged = tf.concat([
+            tf.ragged.boolean_mask(replaced, replaced.with_values(tf.gather(flagged, replaced.value_rowids()))),
+            tf.ragged.boolean_mask(single, single.with_values(~flagged))], axis=1)
+        lengths = tf.math.unsorted_segment_sum(merged.row_lengths(), pieces.value_rowids(), pieces.nrows())
+        return tf.RaggedTensor.from_row_lengths(merged.values, lengths)
+
+    def tokenize(self, texts):
+        """[B] strings -> [B, (n)] int32 ids, as FullTokenizer.tokenize_to_ids."""
+        return tf.cast(self.sentencepiece.string_to_id(self.pieces(texts)), tf.int32)
+
+    def pack(self, segments: list, seq_length):
+        """`[CLS] a [SEP]` or `[CLS] a [SEP] b [SEP]` padded to seq_length, as run_classifier builds them: a pair is
+        truncated by removing the last piece of the longer segment (b on ties) until it fits; a pair whose b is
+        empty is packed as a single segment."""
+        if len(segments) not in (1, 2):
+            raise ValueError(f"bert_pack_inputs takes one or two segments, got {len(segments)}")
+        a = segments[0]
+        b = segments[1] if len(segments) == 2 else tf.RaggedTensor.from_row_lengths(
+            tf.zeros([0], a.dtype), tf.zeros_like(a.row_lengths()))
+        seq_length = tf.cast(seq_length, tf.int64)
+        la, lb = a.row_lengths(), b.row_lengths()
+        pair = lb > 0
+        budget = tf.where(pair, seq_length - 3, seq_length - 2)
+        short = tf.minimum(la, lb)
+        fits = la + lb <= budget
+        keep_short = 2 * short <= budget
+        half_up, half_down = (budget + 1) // 2, budget // 2
+        # Longer-first trimming: the shorter side keeps all when it is at most half; else they meet at the middle
+        # (a gets the odd piece, since b loses on ties).
+        new_a = tf.where(fits, la, tf.where(keep_short, tf.where(la <= lb, la, budget - lb), half_up))
+        new_b = tf.where(fits, lb, tf.where(keep_short, tf.where(la <= lb, budget - la, lb), half_down))
+        new_a = tf.where(pair, new_a, tf.minimum(la, budget))
+
+        def head(x, n):
+            positions = tf.ragged.range(x.row_lengths())
+            return tf.ragged.boolean_mask(x, positions < n[:, None])
+
+        a, b = head(a, new_a), head(b, new_b)
+        batch = a.nrows()
+        cls = tf.RaggedTensor.from_tensor(tf.fill([batch, 1], tf.constant(self.cls_id, a.dtype)))
+        sep = tf.RaggedTensor.from_tensor(tf.fill([batch, 1], tf.constant(self.sep_id, a.dtype)))
+        sep_b = tf.RaggedTensor.from_row_lengths(tf.fill([tf.reduce_sum(tf.cast(new_b > 0, tf.int64))],
+                                                         tf.constant(self.sep_id, a.dtype)),
+                                                 tf.cast(new_b > 0, tf.int64))
+        ids = tf.concat([cls, a, sep, b, sep_b], axis=1)
+        types = tf.concat([tf.zeros_like(cls), tf.zeros_like(a), tf.zeros_like(sep), tf.ones_like(b),
+                           tf.ones_like(sep_b)], axis=1)
+        shape = tf.stack([batch, seq_length])
+        return {"input_word_ids": tf.cast(ids.to_tensor(0, shape=shape), tf.int32),
+                "input_mask": tf.cast(tf.ones_like(ids).to_tensor(0, shape=shape), tf.int32),
+                "input_type_ids": tf.cast(types.to_tensor(0, shape=shape), tf.int32)}
+
+
+def _root_with_variables(layer):
+    root = tf.__internal__.tracking.AutoTrackable()
+    root.variables = list(layer.variables)
+    root.trainable_variables = list(layer.trainable_variables)
+    root.non_trainable_variables = list(layer.non_trainable_variables)
+    root.regularization_losses = []
+    return root
+
+
+def _save(root, path: str, signatures: dict | None, assets: dict | None = None):
+    """Save under a temporary name next to `path`, copy assets, then rename into place."""
+    tmp = f"{path.rstrip('/')}.tmp-{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(os.path.dirname(os.path.abspath(tmp)), exist_ok=True)
+    try:
+        tf.saved_model.save(root, tmp, signatures=signatures)
+        for name, source in (assets or {}).items():
+            shutil.copyfile(source, os.path.join(tmp, "assets", name))
+        if os.path.exists(path):
+            shutil.rmtree(path)
+        os.replace(tmp, path)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return path
+
+
+def export_encoder(encoder, path: str, assets: dict | None = None, mlm_model=None) -> str:
+    """The encoder (or, with `mlm_model` an AlbertPretrainer, the MLM model) as a TF Hub–style SavedModel."""
+    model = mlm_model if mlm_model is not None else encoder
+    root = _root_with_variables(model)
+    root.model = model
+    spec = {k: _int_spec(k) for k in HUB_INPUTS}
+    if mlm_model is not None:
+        spec["masked_lm_positions"] = _int_spec("masked_lm_positions")
+
+    def call(inputs, training=False):
+        features = _encoder_inputs(inputs)
+        if mlm_model is None:
+            return _hub_outputs(encoder(features, training=training))
+        features["masked_lm_positions"] = inputs["masked_lm_positions"]
+        outputs = mlm_model(features, training=training)
+        return dict(_hub_outputs(outputs), mlm_logits=outputs["mlm_logits"], sop_logits=outputs["sop_logits"])
+
+    root.__call__ = tf.function(call)
+    root.__call__.get_concrete_function(spec, training=False)
+    root.__call__.get_concrete_function(spec, training=True)
+    def serve(inputs):
+        return call(inputs, training=False)
+
+    def serve_train(inputs):
+        return call(inputs, training=True)
+
+    root.serve = tf.function(serve, input_signature=[spec])
+    root.serve_train = tf.function(serve_train, input_signature=[spec])
+
+    def signature(inputs):
+        outputs = call(inputs, training=False)
+        flat = {k: v for k, v in outputs.items() if k != "encoder_outputs"}
+        flat.update({f"encoder_outputs_{i}": x for i, x in enumerate(outputs["encoder_outputs"])})
+        return flat
+
+    serving = tf.function(signature, input_signature=[spec])
+    return _save(root, path, {"serving_default": serving}, assets)
+
+
+def export_preprocessor(sp_model_file: str, do_lower_case: bool, path: str,
+                        seq_length: int = DEFAULT_SEQ_LENGTH) -> str:
+    """Strings -> encoder inputs, in the graph; the SentencePiece model travels in assets/."""
+    with open(sp_model_file, "rb") as f:
+        proto = f.read()
+    root = tf.__internal__.tracking.AutoTrackable()
+    root.tokenizer = InGraphTokenizer(proto, do_lower_case)
+    strings = tf.TensorSpec([None], tf.string, name="strings")
+    ragged = tf.RaggedTensorSpec([None, None], tf.int32, row_splits_dtype=tf.int64)
+    def preprocess(texts):
+        return root.tokenizer.pack([root.tokenizer.tokenize(texts)], seq_length)
+
+    root.__call__ = tf.function(preprocess, input_signature=[strings])
+    root.tokenize = tf.function(root.tokenizer.tokenize, input_signature=[strings])
+    root.bert_pack_inputs = tf.function(root.tokenizer.pack)
+    # A restored function matches a Python int only to a length traced as that int: the usual lengths are, and
+    # any other is passed as an int32 tensor.
+    for count in (1, 2):
+        root.bert_pack_inputs.get_concrete_function([ragged] * count, tf.TensorSpec([], tf.int32))
+        for length in sorted(set(PACK_LENGTHS) | {seq_length}):
+            root.bert_pack_inputs.get_concrete_function([ragged] * count, length)
+    root.sp_model_file = tf.saved_model.Asset(sp_model_file)
+    root.do_lower_case = tf.Variable(do_lower_case, trainable=False, name="do_lower_case")
+    return _save(root, path, {"serving_default": root.__call__.get_concrete_function()})
+
+
+def export_classifier(model, sp_model_file: str, do_lower_case: bool, labels: list | None, pair: bool,
+                      seq_length: int, path: str) -> str:
+    """A fine-tuned classifier that takes raw strings: `text_a` (and `text_b` for a pair task) -> `probabilities`,
+    `predictions` (label strings; the regression score for one output) and `logits`."""
+    with open(sp_model_file, "rb") as f:
+        proto = f.read()
+    root = _root_with_variables(model)
+    root.model = model
+    root.tokenizer = InGraphTokenizer(proto, do_lower_case)
+    names = ["text_a", "text_b"] if pair else ["text_a"]
+    spec = {name: tf.TensorSpec([None], tf.string, name=name) for name in names}
+
+    def classify(inputs):
+        segments = [root.tokenizer.tokenize(inputs[name]) for name in names]
+        logits = model(_encoder_inputs(root.tokenizer.pack(segments, seq_length)), training=False)["logits"]
+        if not labels:
+            return {"predictions": logits[:, 0], "logits": logits}
+        return {"probabilities": tf.nn.softmax(logits, -1), "logits": logits,
+                "predictions": tf.gather(tf.constant(labels), tf.argmax(logits, -1))}
+
+    root.serve = tf.function(classify, input_signature=[spec])
+    root.sp_model_file = tf.saved_model.Asset(sp_model_file)
+    return _save(root, path, {"serving_default": root.serve.get_concrete_function()})
+
+
+def export_squad(model, version_2: bool, path: str) -> str:
+    """A fine-tuned SQuAD model over packed inputs (`input_ids`, `input_mask`, `segment_ids`, and `p_mask` for
+    2.0) -> `start_logits`, `end_logits` (1.1) or the beam outputs and `cls_logits` (2.0)."""
+    keys = ("input_ids", "input_mask", "segment_ids") + (("p_mask",) if version_2 else ())
+    names = (("start_top_log_probs", "start_top_index", "end_top_log_probs", "end_top_index", "cls_logits")
+             if version_2 else ("start_logits", "end_logits"))
+    spec = {k: _int_spec(k) for k in keys}
+    root = _root_with_variables(model)
+    root.model = model
+
+    def serve(inputs):
+        outputs = model(dict(inputs), training=False)
+        return {name: outputs[name] for name in names}
+
+    root.serve = tf.function(serve, input_signature=[spec])
+    return _save(root, path, {"serving_default": root.serve.get_concrete_function()})
+
+
+# ----------------------------------------------------------------------------------- a released model directory
+def albert_directory_files(directory: str, checkpoint_name: str, spm_model_file: str | None = None) -> dict:
+    """{config, spm_model, spm_vocab (or None), checkpoint} of a directory laid out as the released tarballs
+    (albert_config.json, 30k-clean.model / .vocab, model.ckpt-best), each checked to exist."""
+    from albert.checkpoints import resolve_checkpoint_path
+
+    if not os.path.isdir(directory):
+        raise AlbertError(f"{directory}: --albert_directory not found")
+    config = os.path.join(directory, "albert_config.json")
+    if not os.path.isfile(config):
+        raise AlbertError(f"{config}: not found; --albert_directory must hold albert_config.json, the "
+                          "SentencePiece .model and the checkpoint")
+    if spm_model_file is None:
+        models = sorted(f for f in os.listdir(directory) if f.endswith(".model"))
+        if not models:
+            raise AlbertError(f"{directory}: no SentencePiece .model file; pass --spm_model_file")
+        if len(models) > 1:
+            raise AlbertError(f"{directory}: {len(models)} SentencePiece .model files ({', '.join(models)}); pass "
+                              "--spm_model_file")
+        spm_model_file = os.path.join(directory, models[0])
+    elif not os.path.isfile(spm_model_file):
+        raise AlbertError(f"{spm_model_file}: --spm_model_file not found")
+    vocab = spm_model_file[:-len(".model")] + ".vocab" if spm_model_file.endswith(".model") else None
+    checkpoint = os.path.join(directory, checkpoint_name)
+    if not tf.io.gfile.exists(checkpoint + ".index"):
+        found = sorted(f[:-len(".index")] for f in os.listdir(directory) if f.endswith(".index"))
+        raise AlbertError(f"{checkpoint}.index: checkpoint not found; pass --checkpoint_name"
+                          + (f" (found: {', '.join(found)})" if found else ""))
+    return {"config": config, "spm_model": spm_model_file, "spm_vocab": vocab if vocab and os.path.isfile(vocab)
+            else None, "checkpoint": resolve_checkpoint_path(checkpoint)}
+
+
+def load_pretrainer(files: dict):
+    """The AlbertPretrainer (float32) of a model directory, every weight -- MLM and SOP heads included -- read
+    from its checkpoint (original TF1 names or ours); the config must match the SentencePiece model."""
+    import keras
+
+    from albert import AlbertConfig, AlbertPretrainer
+    from albert.checkpoints import is_original_checkpoint, load_original_checkpoint
+    from albert.tokenization import load_sentencepiece
+
+    config = AlbertConfig.from_json_file(files["config"])
+    pieces = load_sentencepiece(files["spm_model"]).GetPieceSize()
+    if pieces != config.vocab_size:
+        raise AlbertError(f"{files['spm_model']} has {pieces} pieces but {files['config']} says vocab_size "
+                          f"{config.vocab_size}: they are not from the same model")
+    keras.mixed_precision.set_global_policy("float32")
+    model = AlbertPretrainer(config)
+    path = files["checkpoint"]
+    if is_original_checkpoint(path):
+        report = load_original_checkpoint(model, path)
+        if report.missing:
+            raise AlbertError(f"{path}: lacks {len(report.missing)} variables of the pretraining model (first: "
+                              f"{report.missing[0]}); export a pretraining checkpoint, not a fine-tuned one")
+    else:
+        try:
+            tf.train.Checkpoint(model=model).read(path).expect_partial().assert_existing_objects_matched()
+        except (AssertionError, ValueError, tf.errors.OpError) as e:
+            raise AlbertError(f"{path}: does not hold this pretraining model ({str(e).splitlines()[0][:160]}); "
+                              "use the albert_config.json it was trained with and a pretraining checkpoint") \
+                from None
+    return model, config

@@ -1,0 +1,36 @@
+"""Re-save a checkpoint under the original TF1 variable names, without optimizer slots: the encoder, the MLM and
+sentence-order heads and global_step, as the original export_checkpoints.py did.
+
+    python export_checkpoints.py --albert_directory=out/pretrain --checkpoint_name=model.ckpt-125000 \
+        --export_path=out/albert_base/model.ckpt-best
+
+--albert_directory holds albert_config.json, the SentencePiece .model and the checkpoint (original or ours).
+"""
+
+from absl import flags
+
+from albert import cli
+
+flags.DEFINE_string("albert_directory", None, "Directory with albert_config.json, the SentencePiece model and "
+                    "the checkpoint.")
+flags.DEFINE_string("checkpoint_name", "model.ckpt-best", "Checkpoint prefix inside --albert_directory.")
+flags.DEFINE_string("spm_model_file", None, "SentencePiece model (default: the one .model file of the directory).")
+flags.DEFINE_bool("do_lower_case", True, "Unused (kept for compatibility).")
+flags.DEFINE_string("export_path", None, "Prefix of the checkpoint to write (e.g. out/model.ckpt-best).")
+FLAGS = flags.FLAGS
+
+
+def main(argv):
+    del argv
+    cli.require({"albert_directory": FLAGS.albert_directory, "export_path": FLAGS.export_path})
+    from albert import export
+    from albert.checkpoints import checkpoint_step, save_original_checkpoint
+
+    files = export.albert_directory_files(FLAGS.albert_directory, FLAGS.checkpoint_name, FLAGS.spm_model_file)
+    model, _ = export.load_pretrainer(files)
+    path = save_original_checkpoint(model, FLAGS.export_path, global_step=checkpoint_step(files["checkpoint"]))
+    print(f"wrote {path} (original names, no optimizer slots) from {files['checkpoint']}")
+
+
+if __name__ == "__main__":
+    cli.run(main)

@@ -1,0 +1,62 @@
+"""Export a pretrained ALBERT as TF Hub–style SavedModels: OUT/encoder, OUT/preprocessor (in-graph tokenization
+with tensorflow-text) and OUT/mlm (masked-LM and sentence-order logits).
+
+    python export_to_tfhub.py --albert_directory=albert_base --export_path=out/hub
+
+--albert_directory holds albert_config.json, the SentencePiece .model (and .vocab) and the checkpoint
+(--checkpoint_name, default model.ckpt-best: the original TF1 names, or a checkpoint of run_pretraining.py).
+Everything is written under a temporary name and renamed into place; a failed export leaves nothing behind.
+"""
+
+import os
+import shutil
+
+from absl import flags
+
+from albert import cli
+from albert.errors import AlbertError
+
+flags.DEFINE_string("albert_directory", None, "Directory with albert_config.json, the SentencePiece model and "
+                    "the checkpoint.")
+flags.DEFINE_string("checkpoint_name", "model.ckpt-best", "Checkpoint prefix inside --albert_directory.")
+flags.DEFINE_string("spm_model_file", None, "SentencePiece model (default: the one .model file of the directory).")
+flags.DEFINE_bool("do_lower_case", True, "Lower-case text in the preprocessor.")
+flags.DEFINE_bool("use_einsum", True, "Kept for compatibility (attention is always einsum-shaped).")
+flags.DEFINE_string("export_path", None, "Output directory (replaced if it exists).")
+flags.DEFINE_integer("seq_length", 128, "Length of the preprocessor's default packing.")
+FLAGS = flags.FLAGS
+
+
+def main(argv):
+    del argv
+    cli.require({"albert_directory": FLAGS.albert_directory, "export_path": FLAGS.export_path})
+    cli.check_at_least("seq_length", FLAGS.seq_length, 3)
+    from albert import export
+
+    files = export.albert_directory_files(FLAGS.albert_directory, FLAGS.checkpoint_name, FLAGS.spm_model_file)
+    model, config = export.load_pretrainer(files)
+    if FLAGS.seq_length > config.max_position_embeddings:
+        raise AlbertError(f"--seq_length {FLAGS.seq_length} exceeds max_position_embeddings "
+                          f"({config.max_position_embeddings}) of {files['config']}")
+    out = FLAGS.export_path.rstrip("/")
+    tmp = f"{out}.tmp-{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    try:
+        assets = {"albert_config.json": files["config"], os.path.basename(files["spm_model"]): files["spm_model"]}
+        if files["spm_vocab"]:
+            assets[os.path.basename(files["spm_vocab"])] = files["spm_vocab"]
+        export.export_encoder(model.encoder, os.path.join(tmp, "encoder"), assets)
+        export.export_encoder(model.encoder, os.path.join(tmp, "mlm"), assets, mlm_model=model)
+        export.export_preprocessor(files["spm_model"], FLAGS.do_lower_case, os.path.join(tmp, "preprocessor"),
+                                   FLAGS.seq_length)
+        if os.path.exists(out):
+            shutil.rmtree(out)
+        os.replace(tmp, out)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"exported {out}/encoder, {out}/preprocessor and {out}/mlm from {files['checkpoint']}")
+
+
+if __name__ == "__main__":
+    cli.run(main)

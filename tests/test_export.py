@@ -1,0 +1,342 @@
+"""export_to_tfhub.py, export_checkpoints.py and run_classifier.py --export_dir: every SavedModel is checked in a
+fresh Python process that imports only tensorflow, tensorflow_text (and keras / tensorflow_hub where the check is
+about them) -- never this package."""
+
+import json
+import os
+import random
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from tests.helpers import ROOT
+
+FRAGMENTS = ["Hello", "WORLD", "Café", "naïve", "Zoë’s", "“quoted”", '"plain"', "1,024", "12,345,678", "3,5",
+             "a,1,", "東京", "中文字", "São Paulo", "ÉTÉ", "don't", "ﬁne", "①", "½", "$2,500.00", "(parens)", "-",
+             "–", "—", "€5", "£3", "Straße", "ΟΔΟΣ", "x\u00a0y", "résumé", "7,", "NASA", "İstanbul", "e\u0301t\u00e9"]
+SEPARATORS = [" ", " ", " ", "", "  ", "\t", "\n ", "\u2003"]
+WORDS = ["the", "cat", "sat", "on", "a", "mat", "and", "then", "ran", "far", "away", "from", "home", "with", "its",
+         "friend", "number", "million", "paid", "about"]
+
+
+# No run of one repeated digit ("000"): where SentencePiece's best segmentations tie exactly ("0"+"00" or "00"+"0",
+# same score), tensorflow-text's bundled SentencePiece and sentencepiece 0.2.3 break the tie differently (README).
+def random_strings(rng, count):
+    out = ["", " ", "\t\n"]
+    while len(out) < count:
+        parts = [rng.choice(FRAGMENTS + WORDS + WORDS) for _ in range(rng.randrange(1, 14))]
+        text = "".join(p + rng.choice(SEPARATORS) for p in parts)
+        out.append(rng.choice(["", " ", "  "]) + text)
+    return out
+
+
+def train_sentencepiece_with_numbers(directory) -> str:
+    """A small ALBERT-style SentencePiece model whose vocabulary has digit+comma pieces (so the digit-comma rule is
+    exercised)."""
+    from albert.tokenization import preprocess_text, train_sentencepiece
+
+    rng = random.Random(3)
+    lines = []
+    for _ in range(3000):
+        words = [rng.choice(WORDS + [f"{rng.randrange(1, 99)},{rng.randrange(100, 999)}", "1,", "2,", "10,"])
+                 for _ in range(10)]
+        lines.append(preprocess_text(" ".join(words) + " " + rng.choice(FRAGMENTS), lower=True))
+    (directory / "text.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return train_sentencepiece([str(directory / "text.txt")], str(directory / "sp"), vocab_size=300)
+
+
+def fresh(code: str, cwd, env_extra=None, timeout=300):
+    """Run `code` in a new interpreter that cannot import this package (no PYTHONPATH, cwd outside the repo)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env.update(TF_CPP_MIN_LOG_LEVEL="2", **(env_extra or {}))
+    result = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, cwd=cwd,
+                            env=env, timeout=timeout)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return result
+
+
+def run_script(name, *args):
+    env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2")
+    return subprocess.run([sys.executable, os.path.join(ROOT, name), *args], capture_output=True, text=True,
+                          timeout=600, env=env)
+
+
+@pytest.fixture(scope="module")
+def albert_dir(tmp_path_factory):
+    """A model directory laid out as the released tarballs, with random weights (original names), exported."""
+    import keras
+
+    from albert import AlbertConfig, AlbertPretrainer
+    from albert.checkpoints import save_original_checkpoint
+    from albert.tokenization import load_sentencepiece
+
+    directory = tmp_path_factory.mktemp("albert_dir")
+    spm = train_sentencepiece_with_numbers(directory)
+    sp = load_sentencepiece(spm)
+    config = AlbertConfig(vocab_size=sp.GetPieceSize(), embedding_size=16, hidden_size=32, num_hidden_layers=2,
+                          num_attention_heads=2, intermediate_size=64, max_position_embeddings=64,
+                          initializer_range=0.5)
+    (directory / "albert_config.json").write_text(config.to_json_string())
+    keras.utils.set_random_seed(0)
+    keras.mixed_precision.set_global_policy("float32")
+    save_original_checkpoint(AlbertPretrainer(config), str(directory / "model.ckpt-best"), global_step=7)
+    hub = directory.parent / f"{directory.name}_hub"
+    result = run_script("export_to_tfhub.py", f"--albert_directory={directory}", f"--export_path={hub}",
+                        "--seq_length=32")
+    assert result.returncode == 0, result.stderr[-3000:]
+    return directory, hub
+
+
+def keras_pretrainer(directory):
+    from albert import AlbertConfig, AlbertPretrainer
+    from albert.checkpoints import load_original_checkpoint
+
+    model = AlbertPretrainer(AlbertConfig.from_json_file(str(directory / "albert_config.json")))
+    assert not load_original_checkpoint(model, str(directory / "model.ckpt-best")).missing
+    return model
+
+
+def test_digit_comma_pieces_exist(albert_dir):
+    from albert.tokenization import load_sentencepiece
+
+    sp = load_sentencepiece(str(albert_dir[0] / "sp.model"))
+    pieces = [sp.IdToPiece(i) for i in range(sp.GetPieceSize())]
+    assert any(len(p) > 1 and p[-1] == "," and p[-2].isdigit() for p in pieces)
+
+
+def test_encoder_and_mlm_match_the_keras_model(albert_dir, tmp_path):
+    directory, hub = albert_dir
+    rng = np.random.default_rng(0)
+    lengths = [11, 7, 3]
+    ids = rng.integers(5, 300, (3, 11)).astype(np.int32)
+    mask = (np.arange(11)[None] < np.array(lengths)[:, None]).astype(np.int32)
+    types = ((np.arange(11)[None] >= 4) & (mask == 1)).astype(np.int32)
+    positions = np.array([[1, 5], [2, 3], [0, 1]], np.int32)
+    np.savez(tmp_path / "inputs.npz", ids=ids * mask, mask=mask, types=types, positions=positions)
+    fresh(f"""
+        import numpy as np, tensorflow as tf
+        x = np.load("inputs.npz")
+        inputs = dict(input_word_ids=x["ids"], input_mask=x["mask"], input_type_ids=x["types"])
+        encoder = tf.saved_model.load("{hub / 'encoder'}")
+        out = encoder(inputs, training=False)
+        sig = encoder.signatures["serving_default"](**{{k: tf.constant(v) for k, v in inputs.items()}})
+        mlm = tf.saved_model.load("{hub / 'mlm'}")(dict(inputs, masked_lm_positions=x["positions"]), training=False)
+        np.savez("outputs.npz", pooled=out["pooled_output"], sequence=out["sequence_output"],
+                 layers=np.stack(out["encoder_outputs"]), default=out["default"], sig_pooled=sig["pooled_output"],
+                 sig_layer1=sig["encoder_outputs_1"], mlm=mlm["mlm_logits"], sop=mlm["sop_logits"],
+                 trainable=len(encoder.trainable_variables))
+    """, tmp_path)
+    got = np.load(tmp_path / "outputs.npz")
+    model = keras_pretrainer(directory)
+    want = model({"input_ids": ids * mask, "input_mask": mask, "segment_ids": types,
+                  "masked_lm_positions": positions}, training=False)
+    np.testing.assert_allclose(got["pooled"], want["pooled_output"], atol=1e-5)
+    np.testing.assert_allclose(got["default"], want["pooled_output"], atol=1e-5)
+    np.testing.assert_allclose(got["sig_pooled"], want["pooled_output"], atol=1e-5)
+    np.testing.assert_allclose(got["sequence"], want["sequence_output"], atol=1e-5)
+    np.testing.assert_allclose(got["layers"], np.stack(want["encoder_outputs"]), atol=1e-5)
+    np.testing.assert_allclose(got["sig_layer1"], want["encoder_outputs"][1], atol=1e-5)
+    np.testing.assert_allclose(got["mlm"], want["mlm_logits"], atol=1e-5)
+    np.testing.assert_allclose(got["sop"], want["sop_logits"], atol=1e-5)
+    assert int(got["trainable"]) == len(model.encoder.trainable_variables)
+
+
+def test_preprocessor_ids_equal_the_python_tokenizer(albert_dir, tmp_path):
+    from albert.tasks.glue import InputExample, convert_example, get_task
+    from albert.tokenization import FullTokenizer
+
+    directory, hub = albert_dir
+    rng = random.Random(11)
+    texts = random_strings(rng, 300)
+    pairs = [(rng.choice(texts), rng.choice(texts)) for _ in range(150)]
+    (tmp_path / "texts.json").write_text(json.dumps({"texts": texts, "pairs": pairs}))
+    fresh(f"""
+        import json, tensorflow as tf, tensorflow_text
+        data = json.load(open("texts.json"))
+        pre = tf.saved_model.load("{hub / 'preprocessor'}")
+        ids = pre.tokenize(tf.constant(data["texts"])).to_list()
+        default = pre(tf.constant(data["texts"]))
+        a = pre.tokenize(tf.constant([p[0] for p in data["pairs"]]))
+        b = pre.tokenize(tf.constant([p[1] for p in data["pairs"]]))
+        packed = {{str(int(n)): {{k: v.numpy().tolist() for k, v in pre.bert_pack_inputs(segs, seq_length=n).items()}}
+                  for n, segs in ((16, [a, b]), (tf.constant(9), [a, b]), (tf.constant(12), [a]))}}
+        packed["32"] = {{k: v.numpy().tolist() for k, v in default.items()}}
+        json.dump({{"ids": ids, "packed": packed, "sp": pre.sp_model_file.asset_path.numpy().decode()}},
+                  open("ids.json", "w"))
+    """, tmp_path)
+    got = json.loads((tmp_path / "ids.json").read_text())
+    tokenizer = FullTokenizer(None, True, str(directory / "sp.model"))
+    assert got["ids"] == [tokenizer.tokenize_to_ids(t) for t in texts]
+    assert any(sum(p.endswith(",") for p in tokenizer.tokenize(t)) for t in texts)  # the rule was exercised
+    task = get_task("rte")
+
+    def python_packing(pairs_or_texts, length):
+        features = [convert_example(InputExample("g", a, b, "entailment"), task, length, tokenizer)
+                    for a, b in pairs_or_texts]
+        return {"input_word_ids": [f.input_ids for f in features], "input_mask": [f.input_mask for f in features],
+                "input_type_ids": [f.segment_ids for f in features]}
+
+    assert got["packed"]["16"] == python_packing(pairs, 16)
+    assert got["packed"]["9"] == python_packing(pairs, 9)
+    assert got["packed"]["12"] == python_packing([(a, None) for a, _ in pairs], 12)
+    assert got["packed"]["32"] == python_packing([(t, None) for t in texts], 32)
+    truncated = sum(1 for a, b in pairs if len(tokenizer.tokenize(a)) + len(tokenizer.tokenize(b)) > 6)
+    assert truncated > 50
+    assert os.path.basename(got["sp"]) == "sp.model"
+
+
+def test_keras3_fine_tunes_the_encoder_through_tfsmlayer(albert_dir, tmp_path):
+    _, hub = albert_dir
+    result = fresh(f"""
+        import numpy as np, tensorflow as tf, keras
+        layer = keras.layers.TFSMLayer("{hub / 'encoder'}", call_endpoint="serve", call_training_endpoint="serve_train",
+                                       trainable=True)
+        inputs = {{k: keras.Input((12,), dtype="int32", name=k) for k in
+                  ("input_word_ids", "input_mask", "input_type_ids")}}
+        logits = keras.layers.Dense(2)(layer(inputs)["pooled_output"])
+        model = keras.Model(inputs, logits)
+        # SGD: in Keras 3.15 TFSMLayer names its variables "<name>:0", which optimizers with slots reject
+        # ("... :0_momentum is not a valid scope name"); see the README.
+        model.compile(optimizer=keras.optimizers.SGD(0.1),
+                      loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+        before = [v.numpy().copy() for v in layer.trainable_variables]
+        rng = np.random.default_rng(0)
+        x = dict(input_word_ids=rng.integers(5, 300, (4, 12)).astype("int32"),
+                 input_mask=np.ones((4, 12), "int32"), input_type_ids=np.zeros((4, 12), "int32"))
+        model.train_on_batch(x, np.array([0, 1, 0, 1]))
+        changed = sum(not np.array_equal(a, v.numpy()) for a, v in zip(before, layer.trainable_variables))
+        print("changed", changed, "of", len(before))
+    """, tmp_path)
+    changed, total = map(int, result.stdout.split()[1::2])
+    assert total > 10 and changed == total
+
+
+def test_tensorflow_hub_keras_layer_loads_the_encoder_and_preprocessor(albert_dir, tmp_path):
+    _, hub = albert_dir
+    result = fresh(f"""
+        import numpy as np, tensorflow as tf, tensorflow_text, tensorflow_hub as hub
+        text = tf.keras.Input((), dtype=tf.string)
+        inputs = hub.KerasLayer("{hub / 'preprocessor'}")(text)
+        outputs = hub.KerasLayer("{hub / 'encoder'}", trainable=True)(inputs)
+        model = tf.keras.Model(text, outputs["pooled_output"])
+        sentences = tf.constant(["Hello WORLD, 1,000 times.", "naïve café"])
+        direct = tf.saved_model.load("{hub / 'encoder'}")(
+            tf.saved_model.load("{hub / 'preprocessor'}")(sentences), training=False)["pooled_output"]
+        print("diff", float(np.abs(model(sentences).numpy() - direct.numpy()).max()),
+              "trainable", len(model.trainable_variables))
+    """, tmp_path, env_extra={"TF_USE_LEGACY_KERAS": "1"})
+    words = result.stdout.split()
+    assert float(words[1]) < 1e-6 and int(words[3]) > 10
+
+
+def test_classifier_serving_model_reproduces_do_predict(albert_dir, tmp_path):
+    from tests.test_classification_training import write_task
+
+    directory, _ = albert_dir
+    rng = random.Random(2)
+    texts = random_strings(rng, 80)
+    rows = lambda n: [[str(i), rng.choice(texts).replace("\t", " ").replace("\n", " "),
+                       rng.choice(texts).replace("\t", " ").replace("\n", " "), rng.choice(["entailment",
+                                                                                          "not_entailment"])]
+                      for i in range(n)]
+    write_task(tmp_path, "RTE", ["index", "sentence1", "sentence2", "label"], {"train": rows(8), "dev": rows(8)})
+    test_rows = [r[:3] for r in rows(40)]
+    write_task(tmp_path, "RTE", ["index", "sentence1", "sentence2"], {"test": test_rows})
+    out, export = tmp_path / "out", tmp_path / "serving"
+    result = run_script("run_classifier.py", "--task_name=RTE", f"--data_dir={tmp_path}", f"--output_dir={out}",
+                        f"--albert_config_file={directory / 'albert_config.json'}",
+                        f"--spm_model_file={directory / 'sp.model'}", f"--init_checkpoint={directory / 'model.ckpt-best'}",
+                        "--do_predict", "--max_seq_length=24", f"--export_dir={export}")
+    assert result.returncode == 0, result.stderr[-3000:]
+    (tmp_path / "test.json").write_text(json.dumps(test_rows))
+    fresh(f"""
+        import json, numpy as np, tensorflow as tf, tensorflow_text
+        rows = json.load(open("test.json"))
+        serve = tf.saved_model.load("{export}").signatures["serving_default"]
+        out = serve(text_a=tf.constant([r[1] for r in rows]), text_b=tf.constant([r[2] for r in rows]))
+        np.save("probabilities.npy", out["probabilities"].numpy())
+        json.dump([p.decode() for p in out["predictions"].numpy()], open("predictions.json", "w"))
+    """, tmp_path)
+    expected = np.array([[float(x) for x in line.split("\t")]
+                         for line in (out / "test_results.tsv").read_text().splitlines()])
+    got = np.load(tmp_path / "probabilities.npy")
+    np.testing.assert_allclose(got, expected, atol=2e-6)
+    assert len(set(np.round(expected[:, 0], 4))) >= 35  # each text gives its own output: a token changes it
+    submitted = [line.split("\t")[1] for line in (out / "submit_results.tsv").read_text().splitlines()[1:]]
+    assert json.loads((tmp_path / "predictions.json").read_text()) == submitted
+
+
+def test_export_checkpoints_keeps_original_names_without_optimizer_slots(albert_dir, tmp_path):
+    import shutil
+
+    import tensorflow as tf
+
+    from albert.optimization import create_optimizer
+
+    directory, _ = albert_dir
+    model = keras_pretrainer(directory)
+    optimizer = create_optimizer(1e-3, 10, 0, "lamb", model=model)
+    optimizer.build(model.trainable_variables)
+    source = tmp_path / "run"
+    source.mkdir()
+    for name in ("albert_config.json", "sp.model"):
+        shutil.copy(directory / name, source / name)
+    tf.train.Checkpoint(model=model, optimizer=optimizer).write(str(source / "model.ckpt-40"))
+    result = run_script("export_checkpoints.py", f"--albert_directory={source}", "--checkpoint_name=model.ckpt-40",
+                        f"--export_path={tmp_path / 'export' / 'model.ckpt-best'}")
+    assert result.returncode == 0, result.stderr[-3000:]
+    written = tf.train.load_checkpoint(str(tmp_path / "export" / "model.ckpt-best"))
+    original = tf.train.load_checkpoint(str(directory / "model.ckpt-best"))
+    names = written.get_variable_to_shape_map()
+    assert sorted(names) == sorted(original.get_variable_to_shape_map())  # same names: no slots, no extras
+    assert int(written.get_tensor("global_step")) == 40
+    for name in names:
+        if name != "global_step":
+            np.testing.assert_array_equal(written.get_tensor(name), original.get_tensor(name))
+
+
+@pytest.mark.parametrize("case", ["no config", "no spm", "two spm", "no checkpoint", "vocab mismatch",
+                                  "fine-tuned checkpoint"])
+def test_bad_model_directories(albert_dir, tmp_path, case):
+    import shutil
+
+    directory, _ = albert_dir
+    source = tmp_path / "albert"
+    shutil.copytree(directory, source, ignore=shutil.ignore_patterns("text.txt"))
+    if case == "no config":
+        (source / "albert_config.json").unlink()
+        message = (f"{source}/albert_config.json: not found; --albert_directory must hold albert_config.json, the "
+                   "SentencePiece .model and the checkpoint")
+    elif case == "no spm":
+        (source / "sp.model").unlink()
+        message = f"{source}: no SentencePiece .model file; pass --spm_model_file"
+    elif case == "two spm":
+        shutil.copy(source / "sp.model", source / "other.model")
+        message = f"{source}: 2 SentencePiece .model files (other.model, sp.model); pass --spm_model_file"
+    elif case == "no checkpoint":
+        for f in source.glob("model.ckpt-best.*"):
+            f.rename(source / f.name.replace("best", "5"))
+        message = f"{source}/model.ckpt-best.index: checkpoint not found; pass --checkpoint_name (found: model.ckpt-5)"
+    elif case == "vocab mismatch":
+        config = json.loads((source / "albert_config.json").read_text())
+        config["vocab_size"] += 1
+        (source / "albert_config.json").write_text(json.dumps(config))
+        message = (f"{source}/sp.model has 300 pieces but {source}/albert_config.json says vocab_size 301: they "
+                   "are not from the same model")
+    else:
+        from albert import AlbertClassifier, AlbertConfig
+        from albert.checkpoints import save_original_checkpoint
+
+        config = AlbertConfig.from_json_file(str(source / "albert_config.json"))
+        save_original_checkpoint(AlbertClassifier(config, num_labels=2), str(source / "model.ckpt-best"))
+        message = (f"{source}/model.ckpt-best: lacks 7 variables of the pretraining model (first: "
+                   "cls/predictions/output_bias); export a pretraining checkpoint, not a fine-tuned one")
+    out = tmp_path / "hub"
+    result = run_script("export_to_tfhub.py", f"--albert_directory={source}", f"--export_path={out}",
+                        "--seq_length=32")
+    assert result.returncode == 2, result.stderr[-2000:]
+    assert result.stderr.strip().splitlines()[-1].startswith(f"export_to_tfhub.py: error: {message}")
+    assert sorted(os.listdir(tmp_path)) == ["albert"]  # no export, no temporary directory
