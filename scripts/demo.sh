@@ -7,6 +7,9 @@
 #   5. masked-LM and sentence-order accuracy on the held-out documents, next to chance
 #   6. run_classifier.py: fine-tune the pretrained model on a GLUE-format (MRPC layout) pair task made from the
 #      corpus -- does sentence 2 follow sentence 1 in the same docstring? -- and print its dev accuracy
+#   7. export: the pretrained model as TF Hub-style SavedModels (encoder, preprocessor, MLM) and the fine-tuned
+#      classifier as a serving model on raw strings, then classify a sentence pair in a fresh process that
+#      imports only TensorFlow and tensorflow-text (DEMO_TEXT_A / DEMO_TEXT_B to try your own)
 # Idempotent: a rerun reuses finished steps (and resumes an interrupted pretraining). DEMO_DIR=... to relocate,
 # DEMO_STEPS=... to train longer.
 set -euo pipefail
@@ -17,7 +20,8 @@ if [[ ! -x .venv/bin/python ]]; then
 fi
 .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements.txt 2> >(grep -v "^WARNING: Location" >&2)
 export TF_CPP_MIN_LOG_LEVEL=2
-py=.venv/bin/python
+# TensorFlow's start-up chatter (oneDNN, CUDA probing) is written before its log level applies: filter it.
+py() { .venv/bin/python "$@" 2> >(grep -v -E '^(WARNING: All log messages before absl|[IWE]0000 |To enable the)' >&2); }
 OUT=${DEMO_DIR:-out/demo}
 STEPS=${DEMO_STEPS:-2000}
 SEQ=64
@@ -26,41 +30,49 @@ VOCAB=8000
 mkdir -p "$OUT"
 start=$(date +%s)
 
-echo "== 1/6 corpus: docstrings of the standard library and installed packages"
-[[ -s $OUT/corpus_train.txt ]] || $py tools/demo_corpus.py --output_dir "$OUT"
+echo "== 1/7 corpus: docstrings of the standard library and installed packages"
+[[ -s $OUT/corpus_train.txt ]] || py tools/demo_corpus.py --output_dir "$OUT"
 
-echo "== 2/6 SentencePiece model ($VOCAB pieces)"
-[[ -s $OUT/spm.model ]] || $py -m albert.train_spm --input_file="$OUT/corpus_train.txt" \
+echo "== 2/7 SentencePiece model ($VOCAB pieces)"
+[[ -s $OUT/spm.model ]] || py -m albert.train_spm --input_file="$OUT/corpus_train.txt" \
   --model_prefix="$OUT/spm" --vocab_size=$VOCAB
 
-echo "== 3/6 pretraining data"
+echo "== 3/7 pretraining data"
 data=(--spm_model_file="$OUT/spm.model" --max_seq_length=$SEQ --max_predictions_per_seq=$PRED --noprogress)
-[[ -s $OUT/train.tfrecord ]] || $py create_pretraining_data.py --input_file="$OUT/corpus_train.txt" \
+[[ -s $OUT/train.tfrecord ]] || py create_pretraining_data.py --input_file="$OUT/corpus_train.txt" \
   --output_file="$OUT/train.tfrecord" --dupe_factor=3 --num_workers=2 "${data[@]}"
-[[ -s $OUT/heldout.tfrecord ]] || $py create_pretraining_data.py --input_file="$OUT/corpus_heldout.txt" \
+[[ -s $OUT/heldout.tfrecord ]] || py create_pretraining_data.py --input_file="$OUT/corpus_heldout.txt" \
   --output_file="$OUT/heldout.tfrecord" --dupe_factor=1 --random_seed=7 "${data[@]}"
 
-echo "== 4/6 pretraining a small ALBERT ($STEPS steps of 64 sequences)"
+echo "== 4/7 pretraining a small ALBERT ($STEPS steps of 64 sequences)"
 cat > "$OUT/albert_config.json" <<JSON
 {"vocab_size": $VOCAB, "embedding_size": 128, "hidden_size": 128, "num_hidden_layers": 4,
  "num_attention_heads": 2, "intermediate_size": 512, "max_position_embeddings": $SEQ, "hidden_act": "gelu"}
 JSON
-$py run_pretraining.py --input_file="$OUT/train.tfrecord" --eval_file="$OUT/heldout.tfrecord" \
+py run_pretraining.py --input_file="$OUT/train.tfrecord" --eval_file="$OUT/heldout.tfrecord" \
   --output_dir="$OUT/model" --albert_config_file="$OUT/albert_config.json" --max_seq_length=$SEQ \
   --max_predictions_per_seq=$PRED --train_batch_size=64 --num_train_steps="$STEPS" --num_warmup_steps=100 \
   --learning_rate=0.01 --save_checkpoints_steps=500 --iterations_per_loop=250 --mixed_precision=bf16 \
   --do_eval --eval_batch_size=64 --max_eval_steps=14
 
-echo "== 5/6 held-out documents"
-$py tools/demo_report.py --eval_results="$OUT/model/eval_results.txt" --train_records="$OUT/train.tfrecord" \
+echo "== 5/7 held-out documents"
+py tools/demo_report.py --eval_results="$OUT/model/eval_results.txt" --train_records="$OUT/train.tfrecord" \
   --heldout_records="$OUT/heldout.tfrecord" --max_seq_length=$SEQ --max_predictions_per_seq=$PRED \
   --vocab_size=$VOCAB
-echo "== 6/6 fine-tuning on a pair task in the GLUE (MRPC) layout"
-[[ -s $OUT/glue/MRPC/train.tsv ]] || $py tools/demo_glue_task.py --corpus_dir="$OUT" --output_dir="$OUT/glue"
-$py run_classifier.py --task_name=MRPC --data_dir="$OUT/glue" --output_dir="$OUT/classifier" \
+echo "== 6/7 fine-tuning on a pair task in the GLUE (MRPC) layout"
+[[ -s $OUT/glue/MRPC/train.tsv ]] || py tools/demo_glue_task.py --corpus_dir="$OUT" --output_dir="$OUT/glue"
+py run_classifier.py --task_name=MRPC --data_dir="$OUT/glue" --output_dir="$OUT/classifier" \
   --albert_config_file="$OUT/albert_config.json" --spm_model_file="$OUT/spm.model" \
   --init_checkpoint="$OUT/model/model.ckpt-best" --do_train --do_eval --max_seq_length=$SEQ --train_batch_size=32 \
   --train_step=500 --warmup_step=50 --learning_rate=5e-4 --save_checkpoints_steps=250 --iterations_per_loop=250 \
-  --eval_batch_size=64 --mixed_precision=bf16 | grep "^eval step"
+  --eval_batch_size=64 --mixed_precision=bf16 --export_dir="$OUT/classifier_serving" | grep "^eval step\|^exported"
 echo "pair task dev accuracy $(cut -d: -f3 "$OUT/classifier/best_trial.txt") (chance 0.5)"
+
+echo "== 7/7 export and serve"
+py export_to_tfhub.py --albert_directory="$OUT" --checkpoint_name=model/model.ckpt-best --export_path="$OUT/hub" \
+  --seq_length=$SEQ
+A=${DEMO_TEXT_A:-"Return the number of items in the container."}
+B=${DEMO_TEXT_B:-"The result is always a non-negative integer."}
+echo "\$ .venv/bin/python tools/classify.py $OUT/classifier_serving \"$A\" \"$B\""
+py tools/classify.py "$OUT/classifier_serving" "$A" "$B"
 echo "done in $(( $(date +%s) - start )) s; everything is in $OUT"
