@@ -59,6 +59,15 @@ def forward_flops_per_token(config: AlbertConfig, seq_length: int) -> dict:
     return flops
 
 
+def train_flops_per_step(config: AlbertConfig, batch_size: int, seq_length: int, predictions: int) -> float:
+    """Model FLOPs of one pretraining step (forward + backward = 3x forward): the encoder over every token and
+    the MLM head over the masked positions."""
+    flops = forward_flops_per_token(config, seq_length)
+    forward = (flops["encoder_total"] * batch_size * seq_length
+               + flops["mlm_head_per_prediction"] * batch_size * predictions)
+    return 3.0 * forward
+
+
 def activation_bytes(config: AlbertConfig, batch_size: int, seq_length: int, precision: str = "fp32") -> dict:
     """Estimate of the activations a training step keeps for the backward pass.
 

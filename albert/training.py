@@ -187,6 +187,14 @@ class Trainer:
 
         return train_loop
 
+    def train_steps(self, iterator, steps: int) -> dict:
+        """Run `steps` training steps from `iterator` (no checkpoint, no summary): the compiled loop `train`
+        uses, for benchmarks. Returns the summed per-step values."""
+        if self._train_fn is None:
+            self._train_fn = self._build_train_fn()
+        totals, _ = self._train_fn(iterator, tf.constant(steps, tf.int32))
+        return {k: float(v) for k, v in totals.items()}
+
     # ----------------------------------------------------------------------------------------------- train
     def train(self, dataset_fn, on_checkpoint=None, log=print) -> dict:
         """Train until `num_train_steps`, resuming from the last checkpoint. `dataset_fn(input_context,
