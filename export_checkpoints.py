@@ -11,10 +11,7 @@ from absl import flags
 
 from albert import cli
 
-flags.DEFINE_string("albert_directory", None, "Directory with albert_config.json, the SentencePiece model and "
-                    "the checkpoint.")
-flags.DEFINE_string("checkpoint_name", "model.ckpt-best", "Checkpoint prefix inside --albert_directory.")
-flags.DEFINE_string("spm_model_file", None, "SentencePiece model (default: the one .model file of the directory).")
+cli.define_model_directory_flags()
 flags.DEFINE_bool("do_lower_case", True, "Unused (kept for compatibility).")
 flags.DEFINE_string("export_path", None, "Prefix of the checkpoint to write (e.g. out/model.ckpt-best).")
 FLAGS = flags.FLAGS

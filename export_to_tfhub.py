@@ -16,10 +16,7 @@ from absl import flags
 from albert import cli
 from albert.errors import AlbertError
 
-flags.DEFINE_string("albert_directory", None, "Directory with albert_config.json, the SentencePiece model and "
-                    "the checkpoint.")
-flags.DEFINE_string("checkpoint_name", "model.ckpt-best", "Checkpoint prefix inside --albert_directory.")
-flags.DEFINE_string("spm_model_file", None, "SentencePiece model (default: the one .model file of the directory).")
+cli.define_model_directory_flags()
 flags.DEFINE_bool("do_lower_case", True, "Lower-case text in the preprocessor.")
 flags.DEFINE_bool("use_einsum", True, "Kept for compatibility (attention is always einsum-shaped).")
 flags.DEFINE_string("export_path", None, "Output directory (replaced if it exists).")

@@ -36,3 +36,15 @@ def check_probability(name: str, value: float):
 def check_at_least(name: str, value: int, minimum: int, why: str = ""):
     if value < minimum:
         raise AlbertError(f"--{name} must be at least {minimum}, got {value}" + (f" ({why})" if why else ""))
+
+
+def define_model_directory_flags():
+    """The flags naming a model directory laid out as the released tarballs (export_to_tfhub.py and
+    export_checkpoints.py)."""
+    from absl import flags
+
+    flags.DEFINE_string("albert_directory", None, "Directory with albert_config.json, the SentencePiece model and "
+                        "the checkpoint.")
+    flags.DEFINE_string("checkpoint_name", "model.ckpt-best", "Checkpoint prefix inside --albert_directory.")
+    flags.DEFINE_string("spm_model_file", None, "SentencePiece model (default: the one .model file of the "
+                        "directory).")

@@ -3,6 +3,7 @@
 For each sequence length, precision and XLA setting (each in its own process, so that peak memory is its own):
 - train step: tokens/s of the pretrainer's forward + backward + LAMB update through the project's training loop
   (`Trainer.train_steps`, the compiled loop that run_pretraining.py runs), global-norm clipping included;
+  best of `--steps` single steps (this machine is shared: its speed drifts by +-10 % between runs);
 - inference: tokens/s of the encoder's forward pass in process, and of the same encoder exported as a TF Hub-style
   SavedModel and loaded back (its `serve` endpoint);
 - peak RSS of the process;
@@ -61,14 +62,17 @@ def synthetic_batch(config, batch_size: int, seq_length: int, predictions: int, 
     }
 
 
-def timed(fn, repeats: int) -> float:
-    """Best-of-`repeats` seconds of fn() (after one untimed call)."""
-    fn()
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
+def timed(fns: list, repeats: int) -> list:
+    """Best-of-`repeats` seconds of each fn() (after one untimed call each), the functions taking turns so that a
+    drift of the shared machine's speed does not favour one of them."""
+    for fn in fns:
         fn()
-        best = min(best, time.perf_counter() - start)
+    best = [float("inf")] * len(fns)
+    for _ in range(repeats):
+        for i, fn in enumerate(fns):
+            start = time.perf_counter()
+            fn()
+            best[i] = min(best[i], time.perf_counter() - start)
     return best
 
 
@@ -77,6 +81,7 @@ def worker(args) -> dict:
     import tensorflow as tf
 
     from albert import AlbertConfig, AlbertPretrainer
+    from albert.distribute import create_strategy
     from albert.export import export_encoder
     from albert.info import forward_flops_per_token, train_flops_per_step
     from albert.optimization import create_optimizer
@@ -89,31 +94,29 @@ def worker(args) -> dict:
     p = args.predictions or max(20, -(-15 * t // 100))
     set_precision(args.precision)
     tf.keras.utils.set_random_seed(0)
-    strategy = tf.distribute.get_strategy()
-    model = AlbertPretrainer(config)
-    optimizer = create_optimizer(1e-4, 1000, 10, "lamb", model=model)
+    strategy = create_strategy("one_device")
+    with strategy.scope():
+        model = AlbertPretrainer(config)
+        optimizer = create_optimizer(1e-4, 1000, 10, "lamb", model=model)
     with tempfile.TemporaryDirectory() as tmp:
         loop = LoopConfig(output_dir=tmp, num_train_steps=1000, global_batch_size=b, jit_compile=xla)
         trainer = Trainer(strategy, model, optimizer, pretraining_loss, loop)
         batch = synthetic_batch(config, b, t, p)
         dataset = tf.data.Dataset.from_tensors(batch).repeat()
         iterator = trainer.local_iterator(lambda ctx, size: dataset, b)
-        trainer.train_steps(iterator, 1)  # compile
-        start = time.perf_counter()
-        trainer.train_steps(iterator, args.steps)
-        train_seconds = (time.perf_counter() - start) / args.steps
+        train_seconds = timed([lambda: trainer.train_steps(iterator, 1)], args.steps)[0]  # the first call compiles
 
         inputs = {k: tf.constant(batch[k]) for k in ("input_ids", "input_mask", "segment_ids")}
         forward = tf.function(lambda x: model.encoder(x, training=False)["sequence_output"], jit_compile=xla)
-        infer_seconds = timed(lambda: forward(inputs).numpy(), args.steps)
-        saved_seconds = None
+        calls = [lambda: forward(inputs).numpy()]
         if not args.skip_savedmodel:
             path = os.path.join(tmp, "encoder")
             export_encoder(model.encoder, path)
             loaded = tf.saved_model.load(path)
             hub_inputs = {"input_word_ids": inputs["input_ids"], "input_mask": inputs["input_mask"],
                           "input_type_ids": inputs["segment_ids"]}
-            saved_seconds = timed(lambda: loaded.serve(hub_inputs)["sequence_output"].numpy(), args.steps)
+            calls.append(lambda: loaded.serve(hub_inputs)["sequence_output"].numpy())
+        infer_seconds, saved_seconds = (timed(calls, args.steps) + [None])[:2]
     tokens = b * t
     return {
         "seq_length": t, "precision": args.precision, "xla": args.xla, "predictions": p,
