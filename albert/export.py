@@ -5,8 +5,8 @@
   `variables` / `trainable_variables` lists so that it fine-tunes (TFSMLayer, hub.KerasLayer); endpoints `serve`
   and `serve_train` (dict in, dict out) and the `serving_default` signature.
 - preprocessor: `obj(strings)` -> the three encoder inputs at length 128; `tokenize(strings)` -> ragged ids;
-  `bert_pack_inputs([segment] or [a, b], seq_length)` (seq_length a Python int among 16, 32, 64, 128, 256, 384,
-  512 and the export's default, or any length as an int32 tensor). ALBERT's normalisation (whitespace collapse, NFKD, accents
+  `bert_pack_inputs([segment] or [a, b], seq_length)` (seq_length the export's default as a Python int, or any
+  length as an int32 tensor). ALBERT's normalisation (whitespace collapse, NFKD, accents
   dropped, lower case) and SentencePiece with the digit-comma rule, in the graph (tensorflow-text): the ids equal
   `FullTokenizer`'s, and pairs are truncated by the original's rule (the longer one loses its last piece first).
 - mlm: the encoder's call plus `masked_lm_positions` -> `mlm_logits` [B,P,V] and `sop_logits` [B,2].
@@ -17,6 +17,7 @@ Loading any of them needs `import tensorflow_text` only when it tokenizes (prepr
 Exports are written to a temporary directory and renamed into place: nothing half-written is left.
 """
 
+import functools
 import os
 import shutil
 import sys
@@ -29,9 +30,9 @@ from albert.errors import AlbertError
 HUB_INPUTS = ("input_word_ids", "input_mask", "input_type_ids")
 SPIECE_UNDERLINE = "\u2581"
 DEFAULT_SEQ_LENGTH = 128
-PACK_LENGTHS = (16, 32, 64, 128, 256, 384, 512)  # seq_length values bert_pack_inputs takes as Python ints
 
 
+@functools.lru_cache(maxsize=None)
 def _char_class(predicate) -> str:
     """An RE2 character class of every code point for which `predicate(chr(c))` holds (Python's Unicode data,
     so that the graph normalises exactly as `preprocess_text` does)."""
@@ -240,12 +241,11 @@ def export_preprocessor(sp_model_file: str, do_lower_case: bool, path: str,
     root.__call__ = tf.function(preprocess, input_signature=[strings])
     root.tokenize = tf.function(root.tokenizer.tokenize, input_signature=[strings])
     root.bert_pack_inputs = tf.function(root.tokenizer.pack)
-    # A restored function matches a Python int only to a length traced as that int: the usual lengths are, and
-    # any other is passed as an int32 tensor.
+    # A restored function matches a Python int only to a length traced as that int: the export's seq_length is;
+    # any other length is passed as an int32 tensor (each traced int costs seconds of export time).
     for count in (1, 2):
         root.bert_pack_inputs.get_concrete_function([ragged] * count, tf.TensorSpec([], tf.int32))
-        for length in sorted(set(PACK_LENGTHS) | {seq_length}):
-            root.bert_pack_inputs.get_concrete_function([ragged] * count, length)
+        root.bert_pack_inputs.get_concrete_function([ragged] * count, seq_length)
     root.sp_model_file = tf.saved_model.Asset(sp_model_file)
     root.do_lower_case = tf.Variable(do_lower_case, trainable=False, name="do_lower_case")
     return _save(root, path, {"serving_default": root.__call__.get_concrete_function()})

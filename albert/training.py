@@ -217,7 +217,15 @@ class Trainer:
             until_save = c.save_checkpoints_steps - step % c.save_checkpoints_steps
             steps = min(c.steps_per_loop, c.num_train_steps - step, until_save)
             loop_start = time.time()
-            totals, last_loss = self._train_fn(self.iterator, tf.constant(steps, tf.int32))
+            try:
+                totals, last_loss = self._train_fn(self.iterator, tf.constant(steps, tf.int32))
+            except tf.errors.InvalidArgumentError as e:
+                if resumed is None or "Incompatible shapes" not in str(e):
+                    raise
+                raise AlbertError(
+                    f"{self._manager.latest_checkpoint}: cannot resume with these flags: its saved input position "
+                    f"holds batches of another shape ({str(e).strip().splitlines()[0][:120]}); rerun with the "
+                    "batch size and sequence length it was written with, or use another --output_dir") from None
             totals = {k: float(v) for k, v in totals.items()}
             if not math.isfinite(float(last_loss)) or not math.isfinite(totals["loss"]):
                 raise TrainingDiverged(

@@ -115,6 +115,15 @@ def test_cli_errors(setup):
         result = run_pretraining(*base, *extra)
         assert result.returncode == 2, (extra, result.stderr[-2000:])
         assert message in result.stderr.strip().splitlines()[-1], (extra, result.stderr[-500:])
+    first = run_pretraining(*base, "--train_batch_size=4", "--num_train_steps=2", "--save_checkpoints_steps=2",
+                            f"--max_seq_length={SEQ}", f"--max_predictions_per_seq={PRED}")
+    assert first.returncode == 0, first.stderr[-2000:]
+    resumed = run_pretraining(*base, "--train_batch_size=2", "--num_train_steps=4", f"--max_seq_length={SEQ}",
+                              f"--max_predictions_per_seq={PRED}")
+    assert resumed.returncode == 2, resumed.stderr[-2000:]
+    assert resumed.stderr.strip().splitlines()[-1].startswith(
+        f"run_pretraining.py: error: {tmp_path / 'o'}/model.ckpt-2: cannot resume with these flags: its saved input "
+        "position holds batches of another shape (")
     missing = run_pretraining(f"--input_file={tmp_path}/none*.tfrecord", f"--output_dir={tmp_path / 'o'}",
                               f"--albert_config_file={config}")
     assert missing.returncode == 2

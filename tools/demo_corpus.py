@@ -12,6 +12,7 @@ split is stable) goes to the held-out file.
 import argparse
 import ast
 import hashlib
+import multiprocessing
 import os
 import re
 import sys
@@ -52,25 +53,33 @@ def sentences_of(docstring: str) -> list:
     return out
 
 
+def file_documents(path: str) -> list:
+    """The prose docstrings of one file, as lists of sentences (empty when it does not parse)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            tree = ast.parse(f.read())
+    except (SyntaxError, UnicodeDecodeError, ValueError, OSError, RecursionError):
+        return []
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            doc = ast.get_docstring(node)
+            if doc:
+                out.append(sentences_of(doc))
+    return out
+
+
 def documents(min_sentences: int):
+    """Documents in file order (files parsed by two processes; the order, and so the corpus, is the same)."""
     seen = set()
-    for root in source_roots():
-        for path in python_files(root):
-            try:
-                with open(path, encoding="utf-8") as f:
-                    tree = ast.parse(f.read())
-            except (SyntaxError, UnicodeDecodeError, ValueError, OSError, RecursionError):
-                continue
-            for node in ast.walk(tree):
-                if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
-                    doc = ast.get_docstring(node)
-                    if not doc:
-                        continue
-                    sentences = sentences_of(doc)
-                    key = "\n".join(sentences)
-                    if len(sentences) >= min_sentences and key not in seen:
-                        seen.add(key)
-                        yield key
+    paths = [path for root in source_roots() for path in python_files(root)]
+    with multiprocessing.Pool(2) as pool:
+        for docs in pool.imap(file_documents, paths, chunksize=32):
+            for sentences in docs:
+                key = "\n".join(sentences)
+                if len(sentences) >= min_sentences and key not in seen:
+                    seen.add(key)
+                    yield key
 
 
 def main(argv=None):

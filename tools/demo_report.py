@@ -18,11 +18,10 @@ from albert.input_pipeline import feature_description  # noqa: E402
 def labels(path, seq, pred):
     description = feature_description(pretraining_features(seq, pred))
     tokens, order = collections.Counter(), []
-    for record in tf.data.TFRecordDataset(path):
-        example = tf.io.parse_single_example(record, description)
-        weights = example["masked_lm_weights"].numpy() > 0
-        tokens.update(example["masked_lm_ids"].numpy()[weights].tolist())
-        order.append(int(example["next_sentence_labels"].numpy()[0]))
+    for batch in tf.data.TFRecordDataset(path).batch(4096).map(lambda r: tf.io.parse_example(r, description)):
+        weights = batch["masked_lm_weights"].numpy() > 0
+        tokens.update(batch["masked_lm_ids"].numpy()[weights].tolist())
+        order.extend(batch["next_sentence_labels"].numpy()[:, 0].tolist())
     return tokens, order
 
 
