@@ -23,7 +23,7 @@ export TF_CPP_MIN_LOG_LEVEL=2
 # TensorFlow's start-up chatter (oneDNN, CUDA probing) is written before its log level applies: filter it.
 py() { .venv/bin/python "$@" 2> >(grep -v -E '^(WARNING: All log messages before absl|[IWE]0000 |To enable the)' >&2); }
 OUT=${DEMO_DIR:-out/demo}
-STEPS=${DEMO_STEPS:-1800}
+STEPS=${DEMO_STEPS:-1500}
 SEQ=64
 PRED=10
 VOCAB=8000
@@ -52,7 +52,7 @@ JSON
 py run_pretraining.py --input_file="$OUT/train.tfrecord" --eval_file="$OUT/heldout.tfrecord" \
   --output_dir="$OUT/model" --albert_config_file="$OUT/albert_config.json" --max_seq_length=$SEQ \
   --max_predictions_per_seq=$PRED --train_batch_size=64 --num_train_steps="$STEPS" --num_warmup_steps=100 \
-  --learning_rate=0.01 --save_checkpoints_steps=600 --iterations_per_loop=300 --mixed_precision=bf16 \
+  --learning_rate=0.01 --save_checkpoints_steps=500 --iterations_per_loop=250 --mixed_precision=bf16 \
   --do_eval --eval_batch_size=64 --max_eval_steps=14
 
 echo "== 5/7 held-out documents"
@@ -64,7 +64,7 @@ echo "== 6/7 fine-tuning on a pair task in the GLUE (MRPC) layout"
 py run_classifier.py --task_name=MRPC --data_dir="$OUT/glue" --output_dir="$OUT/classifier" \
   --albert_config_file="$OUT/albert_config.json" --spm_model_file="$OUT/spm.model" \
   --init_checkpoint="$OUT/model/model.ckpt-best" --do_train --do_eval --max_seq_length=$SEQ --train_batch_size=32 \
-  --train_step=400 --warmup_step=40 --learning_rate=5e-4 --save_checkpoints_steps=200 --iterations_per_loop=200 \
+  --train_step=300 --warmup_step=30 --learning_rate=5e-4 --save_checkpoints_steps=150 --iterations_per_loop=150 \
   --eval_batch_size=64 --mixed_precision=bf16 --export_dir="$OUT/classifier_serving" | grep "^eval step\|^exported"
 echo "pair task dev accuracy $(cut -d: -f3 "$OUT/classifier/best_trial.txt") (chance 0.5)"
 
