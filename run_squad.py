@@ -116,8 +116,9 @@ def main(argv):
     predict = None
     if FLAGS.do_predict:
         record = FLAGS.predict_feature_file or os.path.join(FLAGS.output_dir, "predict.tf_record")
-        predict = {"record": record, "examples": squad.read_examples(FLAGS.predict_file, False),
-                   "dataset_json": squad.load_json(FLAGS.predict_file)}
+        dataset_json = squad.load_json(FLAGS.predict_file)
+        predict = {"record": record, "examples": squad.read_examples(FLAGS.predict_file, False, dataset_json),
+                   "dataset_json": dataset_json}
         predict["metadata"] = squad.cached_features(predict["examples"], sp_model, settings(), False, record,
                                                     FLAGS.predict_feature_left_file or record + ".json")
         predict["has_answers"] = all("answers" in qa for article in predict["dataset_json"]["data"]

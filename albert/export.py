@@ -279,9 +279,9 @@ def export_classifier(model, sp_model_file: str, do_lower_case: bool, labels: li
 def export_squad(model, version_2: bool, path: str) -> str:
     """A fine-tuned SQuAD model over packed inputs (`input_ids`, `input_mask`, `segment_ids`, and `p_mask` for
     2.0) -> `start_logits`, `end_logits` (1.1) or the beam outputs and `cls_logits` (2.0)."""
-    keys = ("input_ids", "input_mask", "segment_ids") + (("p_mask",) if version_2 else ())
-    names = (("start_top_log_probs", "start_top_index", "end_top_log_probs", "end_top_index", "cls_logits")
-             if version_2 else ("start_logits", "end_logits"))
+    from albert.tasks.squad import model_inputs, prediction_outputs
+
+    keys, names = model_inputs(version_2), prediction_outputs(version_2)
     spec = {k: _int_spec(k) for k in keys}
     root = _root_with_variables(model)
     root.model = model

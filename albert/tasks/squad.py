@@ -47,9 +47,10 @@ def load_json(path: str, what: str = "SQuAD file"):
         raise AlbertError(f"{path}: not UTF-8 (byte {e.start})") from None
 
 
-def read_examples(path: str, is_training: bool) -> list:
-    """SquadExamples of a SQuAD v1.1 / v2.0 JSON file, in file order."""
-    data = load_json(path)
+def read_examples(path: str, is_training: bool, data: dict | None = None) -> list:
+    """SquadExamples of a SQuAD v1.1 / v2.0 JSON file, in file order (`data`: the file's JSON, when already
+    loaded)."""
+    data = load_json(path) if data is None else data
     if not isinstance(data, dict) or not isinstance(data.get("data"), list):
         raise AlbertError(f"{path}: not a SQuAD file (no top-level \"data\" list)")
     examples = []
@@ -292,7 +293,7 @@ def convert_examples(examples: list, sp_model, settings: Settings, is_training: 
 def write_features(examples: list, sp_model, settings: Settings, is_training: bool, record_path: str,
                    metadata_path: str, log=print) -> dict:
     """Features -> the TFRecord (original keys) and the metadata JSON, each under a temporary name then renamed,
-    so that an interrupted run never leaves a partial file. Returns the counts."""
+    so that an interrupted run never leaves a partial file. Returns the counts (and the metadata written)."""
     import numpy as np
 
     from albert.example_proto import serialize_examples
@@ -301,6 +302,7 @@ def write_features(examples: list, sp_model, settings: Settings, is_training: bo
 
     rows, metadata, counts = convert_examples(examples, sp_model, settings, is_training, log)
     metadata["num_features"] = counts["features"]
+    counts["metadata"] = metadata
     spec = squad_features(settings.max_seq_length, is_training)
     arrays = {k: np.array(v, np.int64).reshape(len(v), spec[k][1]) for k, v in rows.items()}
     assert set(arrays) == set(spec)
@@ -344,7 +346,20 @@ def cached_features(examples: list, sp_model, settings: Settings, is_training: b
     log(f"SQuAD features: {counts['examples']} questions -> {counts['features']} features in {record_path}"
         f" ({counts['misaligned']} questions of misaligned paragraphs, {counts['unlocated_answers']} answers not "
         "located)")
-    return load_json(metadata_path, "SQuAD feature metadata")
+    return counts["metadata"]
+
+
+# ------------------------------------------------------------------------------------------- model interface
+def model_inputs(version_2: bool) -> tuple:
+    """The feature keys the SQuAD models read at prediction (2.0 adds p_mask)."""
+    return ("input_ids", "input_mask", "segment_ids") + (("p_mask",) if version_2 else ())
+
+
+def prediction_outputs(version_2: bool) -> tuple:
+    """The outputs decoding needs (and the serving export returns)."""
+    if version_2:
+        return "start_top_log_probs", "start_top_index", "end_top_log_probs", "end_top_index", "cls_logits"
+    return "start_logits", "end_logits"
 
 
 # ------------------------------------------------------------------------------------------------------ losses

@@ -15,16 +15,14 @@ import math
 
 import numpy as np
 
-from albert.tasks.squad import Alignment
+from albert.tasks.squad import Alignment, model_inputs, prediction_outputs
 
 
 def run_model(model, dataset, num_features: int, version_2: bool, batch_size: int) -> dict:
     """{unique_id: {output name: numpy array}} for the first `num_features` records of a prediction dataset."""
     import tensorflow as tf
 
-    keys = ("input_ids", "input_mask", "segment_ids") + (("p_mask",) if version_2 else ())
-    names = (("start_top_log_probs", "start_top_index", "end_top_log_probs", "end_top_index", "cls_logits")
-             if version_2 else ("start_logits", "end_logits"))
+    keys, names = model_inputs(version_2), prediction_outputs(version_2)
 
     @tf.function
     def step(batch):
