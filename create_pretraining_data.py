@@ -1,4 +1,4 @@
-"""Raw text -> TFRecords of masked-LM (n-gram, whole-word) + sentence-order instances, in the original format.
+r"""Raw text -> TFRecords of masked-LM (n-gram, whole-word) + sentence-order instances, in the original format.
 
     python create_pretraining_data.py --input_file=corpus.txt --output_file=out/train.tfrecord \
         --spm_model_file=30k-clean.model --max_seq_length=512 --dupe_factor=40 --num_workers=8

@@ -1,4 +1,4 @@
-"""Re-save a checkpoint under the original TF1 variable names, without optimizer slots: the encoder, the MLM and
+r"""Re-save a checkpoint under the original TF1 variable names, without optimizer slots: the encoder, the MLM and
 sentence-order heads and global_step, as the original export_checkpoints.py did.
 
     python export_checkpoints.py --albert_directory=out/pretrain --checkpoint_name=model.ckpt-125000 \
@@ -12,6 +12,7 @@ from absl import flags
 from albert import cli
 
 cli.define_model_directory_flags()
+flags.adopt_module_key_flags(cli)  # --help lists them with the script's own flags
 flags.DEFINE_bool("do_lower_case", True, "Unused (kept for compatibility).")
 flags.DEFINE_string("export_path", None, "Prefix of the checkpoint to write (e.g. out/model.ckpt-best).")
 FLAGS = flags.FLAGS

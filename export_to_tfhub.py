@@ -17,23 +17,27 @@ from albert import cli
 from albert.errors import AlbertError
 
 cli.define_model_directory_flags()
+flags.adopt_module_key_flags(cli)  # --help lists them with the script's own flags
 flags.DEFINE_bool("do_lower_case", True, "Lower-case text in the preprocessor.")
 flags.DEFINE_bool("use_einsum", True, "Kept for compatibility (attention is always einsum-shaped).")
 flags.DEFINE_string("export_path", None, "Output directory (replaced if it exists).")
-flags.DEFINE_integer("seq_length", 128, "Length of the preprocessor's default packing.")
+flags.DEFINE_integer("seq_length", None, "Length of the preprocessor's default packing (default: 128, or the "
+                     "model's max_position_embeddings when it is smaller).")
 FLAGS = flags.FLAGS
 
 
 def main(argv):
     del argv
     cli.require({"albert_directory": FLAGS.albert_directory, "export_path": FLAGS.export_path})
-    cli.check_at_least("seq_length", FLAGS.seq_length, 3)
+    if FLAGS.seq_length is not None:
+        cli.check_at_least("seq_length", FLAGS.seq_length, 3)
     from albert import export
 
     files = export.albert_directory_files(FLAGS.albert_directory, FLAGS.checkpoint_name, FLAGS.spm_model_file)
     model, config = export.load_pretrainer(files)
-    if FLAGS.seq_length > config.max_position_embeddings:
-        raise AlbertError(f"--seq_length {FLAGS.seq_length} exceeds max_position_embeddings "
+    seq_length = FLAGS.seq_length or min(128, config.max_position_embeddings)
+    if seq_length > config.max_position_embeddings:
+        raise AlbertError(f"--seq_length {seq_length} exceeds max_position_embeddings "
                           f"({config.max_position_embeddings}) of {files['config']}")
     out = FLAGS.export_path.rstrip("/")
     tmp = f"{out}.tmp-{os.getpid()}"
@@ -46,7 +50,7 @@ def main(argv):
         export.export_encoder(model.encoder, os.path.join(tmp, "encoder"), assets)
         export.export_encoder(model.encoder, os.path.join(tmp, "mlm"), assets, mlm_model=model)
         export.export_preprocessor(files["spm_model"], FLAGS.do_lower_case, os.path.join(tmp, "preprocessor"),
-                                   FLAGS.seq_length)
+                                   seq_length)
         if os.path.exists(out):
             shutil.rmtree(out)
         os.replace(tmp, out)

@@ -1,4 +1,4 @@
-"""Fine-tune ALBERT on a GLUE task: train, evaluate every checkpoint (keeping the best), predict the test set.
+r"""Fine-tune ALBERT on a GLUE task: train, evaluate every checkpoint (keeping the best), predict the test set.
 
     python run_classifier.py --task_name=MNLI --data_dir=glue --output_dir=out/mnli \
         --albert_config_file=albert_config.json --spm_model_file=30k-clean.model \
@@ -40,6 +40,7 @@ flags.DEFINE_enum("optimizer", "adamw", ["adamw", "lamb"], "Optimizer.")
 flags.DEFINE_string("export_dir", None, "Export model.ckpt-best as a serving SavedModel that takes raw strings "
                     "(text_a, and text_b for pair tasks) and returns probabilities and predictions.")
 runner.define_runtime_flags()
+flags.adopt_module_key_flags(runner)  # --help lists them with the script's own flags
 flags.DEFINE_string("seeds", None, "Comma-separated seeds: fine-tune once per seed (in output_dir/seed_<s>) and "
                     "report the mean, median and best dev metric (small GLUE tasks are seed-sensitive).")
 FLAGS = flags.FLAGS
@@ -112,7 +113,7 @@ def fine_tune(seed: int, output_dir: str):
     from albert.tasks.glue import get_task
     from albert.tasks.metrics import best_key, glue_metrics
     from albert.tokenization import FullTokenizer
-    from albert.training import LoopConfig, Trainer
+    from albert.training import Trainer
 
     task = get_task(FLAGS.task_name)
     if task.name == "ax" and (FLAGS.do_train or FLAGS.do_eval):
@@ -129,10 +130,7 @@ def fine_tune(seed: int, output_dir: str):
         model = AlbertClassifier(config, num_labels=num_labels)
         optimizer = create_optimizer(FLAGS.learning_rate, FLAGS.train_step, FLAGS.warmup_step, FLAGS.optimizer,
                                      model=model)
-    loop = LoopConfig(output_dir=output_dir, num_train_steps=FLAGS.train_step,
-                      global_batch_size=FLAGS.train_batch_size, steps_per_loop=FLAGS.iterations_per_loop,
-                      save_checkpoints_steps=FLAGS.save_checkpoints_steps, keep_checkpoint_max=FLAGS.keep_checkpoint_max,
-                      jit_compile=FLAGS.jit_compile)
+    loop = runner.loop_config(FLAGS, config, output_dir, FLAGS.train_step, FLAGS.keep_checkpoint_max)
     trainer = Trainer(strategy, model, optimizer, classification_loss, loop,
                       loss_scaling=FLAGS.mixed_precision == "fp16")
 
@@ -153,8 +151,8 @@ def fine_tune(seed: int, output_dir: str):
             log_probs = shifted - np.log(np.exp(shifted).sum(-1, keepdims=True))
             results["eval_loss"] = float(-log_probs[np.arange(len(gold)), gold].mean())
         results["global_step"] = step
-        with open(os.path.join(output_dir, "eval_results.txt"), "a") as f:
-            f.write("".join(f"{k} = {results[k]}\n" for k in sorted(results)))
+        runner.append_eval_results(os.path.join(output_dir, "eval_results.txt"), results)
+        trainer.write_summaries("eval", results, step)
         key = best_key(task.name)
         best_step, best_value = runner.record_best(model, output_dir, step, results[key])
         print(f"eval step {step}: " + " ".join(f"{k} {v:.4f}" for k, v in sorted(results.items())
@@ -191,12 +189,12 @@ def write_predictions(task, logits, examples, output_dir):
     import numpy as np
 
     if task.is_regression:
-        rows = [f"{x:.6f}" for x in logits[:, 0]]
+        rows = [str(np.float32(x)) for x in logits[:, 0]]  # the original's str(np.float32)
         labels = [f"{x:.3f}" for x in logits[:, 0]]
     else:
         shifted = np.exp(logits - logits.max(-1, keepdims=True))
-        probabilities = shifted / shifted.sum(-1, keepdims=True)
-        rows = ["\t".join(f"{p:.6f}" for p in row) for row in probabilities]
+        probabilities = (shifted / shifted.sum(-1, keepdims=True)).astype(np.float32)
+        rows = ["\t".join(str(p) for p in row) for row in probabilities]
         labels = [task.labels[i] for i in probabilities.argmax(-1)]
     runner.write_text(os.path.join(output_dir, "test_results.tsv"), "".join(r + "\n" for r in rows))
     submission = "index\tprediction\n" + "".join(f"{e.guid}\t{label}\n" for e, label in zip(examples, labels))

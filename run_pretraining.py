@@ -1,4 +1,4 @@
-"""ALBERT pretraining: masked-LM + sentence-order prediction with LAMB, on any tf.distribute strategy.
+r"""ALBERT pretraining: masked-LM + sentence-order prediction with LAMB, on any tf.distribute strategy.
 
     python run_pretraining.py --input_file=data/train-*.tfrecord --output_dir=out \
         --albert_config_file=albert_config.json --train_batch_size=4096 --num_train_steps=125000
@@ -39,6 +39,7 @@ flags.DEFINE_integer("max_eval_steps", 100, "Eval batches per evaluation.")
 flags.DEFINE_bool("init_from_group0", False, "Initialise every transformer group from the checkpoint's group 0.")
 flags.DEFINE_float("masked_lm_budget", 0, "Not supported (online masking was never functional in the original).")
 runner.define_runtime_flags()
+flags.adopt_module_key_flags(runner)  # --help lists them with the script's own flags
 flags.DEFINE_integer("gradient_accumulation_steps", 1, "Micro-batches per update (global batch = their sum).")
 FLAGS = flags.FLAGS
 
@@ -67,7 +68,7 @@ def main(argv):
     from albert.input_pipeline import expand_files, pretraining_dataset
     from albert.optimization import create_optimizer
     from albert.tasks.pretraining import pretraining_loss
-    from albert.training import LoopConfig, Trainer
+    from albert.training import Trainer
 
     config, strategy = runner.setup(FLAGS)
     train_files = expand_files(FLAGS.input_file)
@@ -85,11 +86,8 @@ def main(argv):
         model = AlbertPretrainer(config)
         optimizer = create_optimizer(FLAGS.learning_rate, FLAGS.num_train_steps, FLAGS.num_warmup_steps,
                                      FLAGS.optimizer, FLAGS.poly_power, FLAGS.start_warmup_step, model=model)
-    loop = LoopConfig(output_dir=FLAGS.output_dir, num_train_steps=FLAGS.num_train_steps,
-                      global_batch_size=micro_batch, steps_per_loop=FLAGS.iterations_per_loop,
-                      save_checkpoints_steps=FLAGS.save_checkpoints_steps,
-                      keep_checkpoint_max=FLAGS.keep_checkpoint_max,
-                      gradient_accumulation_steps=FLAGS.gradient_accumulation_steps, jit_compile=FLAGS.jit_compile)
+    loop = runner.loop_config(FLAGS, config, FLAGS.output_dir, FLAGS.num_train_steps, FLAGS.keep_checkpoint_max,
+                              micro_batch, predictions=FLAGS.max_predictions_per_seq)
     trainer = Trainer(strategy, model, optimizer, pretraining_loss, loop,
                       loss_scaling=FLAGS.mixed_precision == "fp16")
 
@@ -106,8 +104,8 @@ def main(argv):
         results = trainer.evaluate(dataset_fn(eval_files, False), FLAGS.max_eval_steps, FLAGS.eval_batch_size)
         results["loss"] = results["masked_lm_loss"] + results["sentence_order_loss"]
         results["global_step"] = step
-        runner.write_text(os.path.join(FLAGS.output_dir, "eval_results.txt"),
-                    "".join(f"{k} = {results[k]}\n" for k in sorted(results)))
+        runner.append_eval_results(os.path.join(FLAGS.output_dir, "eval_results.txt"), results)
+        trainer.write_summaries("eval", results, step)
         print("eval " + " ".join(f"{k} {results[k]:.4f}" for k in sorted(results) if k != "global_step"))
         if results["masked_lm_accuracy"] > best.get("masked_lm_accuracy", -math.inf):
             best.update(results)

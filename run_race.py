@@ -1,4 +1,4 @@
-"""Fine-tune ALBERT on RACE (4-option reading comprehension): train, evaluate each checkpoint, predict the test set.
+r"""Fine-tune ALBERT on RACE (4-option reading comprehension): train, evaluate each checkpoint, predict the test set.
 
     python run_race.py --data_dir=. --output_dir=out/race --albert_config_file=albert_config.json \
         --spm_model_file=30k-clean.model --init_checkpoint=albert_base/model.ckpt-best \
@@ -43,6 +43,7 @@ flags.DEFINE_integer("warmup_step", 1000, "Warmup steps.")
 flags.DEFINE_integer("save_checkpoints_steps", 100, "Checkpoint (and evaluate) every this many steps.")
 flags.DEFINE_integer("iterations_per_loop", 1000, "Steps per compiled loop call.")
 runner.define_runtime_flags()
+flags.adopt_module_key_flags(runner)  # --help lists them with the script's own flags
 FLAGS = flags.FLAGS
 
 
@@ -77,7 +78,7 @@ def main(argv):
     from albert.optimization import create_optimizer
     from albert.tasks.race import accuracy_by_level, race_loss, read_examples, write_features
     from albert.tokenization import FullTokenizer
-    from albert.training import LoopConfig, Trainer
+    from albert.training import Trainer
 
     config, strategy = runner.setup(FLAGS)
     tokenizer = FullTokenizer(FLAGS.vocab_file, FLAGS.do_lower_case, FLAGS.spm_model_file)
@@ -85,10 +86,8 @@ def main(argv):
     with strategy.scope():
         model = AlbertMultipleChoice(config, num_choices=4, dropout_prob=FLAGS.dropout_prob)
         optimizer = create_optimizer(FLAGS.learning_rate, FLAGS.train_step, FLAGS.warmup_step, "adamw", model=model)
-    loop = LoopConfig(output_dir=FLAGS.output_dir, num_train_steps=FLAGS.train_step,
-                      global_batch_size=FLAGS.train_batch_size, steps_per_loop=FLAGS.iterations_per_loop,
-                      save_checkpoints_steps=FLAGS.save_checkpoints_steps, keep_checkpoint_max=FLAGS.num_keep_checkpoint,
-                      jit_compile=FLAGS.jit_compile)
+    loop = runner.loop_config(FLAGS, config, FLAGS.output_dir, FLAGS.train_step, FLAGS.num_keep_checkpoint,
+                              examples_per_row=4)
     trainer = Trainer(strategy, model, optimizer, race_loss, loop, loss_scaling=FLAGS.mixed_precision == "fp16")
 
     def features(split, path):
@@ -110,8 +109,8 @@ def main(argv):
     def evaluate(step, _path=None):
         predictions, examples = predictions_of("dev", FLAGS.eval_file, FLAGS.eval_batch_size)
         results = dict(accuracy_by_level(examples, predictions), global_step=step)
-        with open(os.path.join(FLAGS.output_dir, "eval_results.txt"), "a") as f:
-            f.write("".join(f"{k} = {results[k]}\n" for k in sorted(results)))
+        runner.append_eval_results(os.path.join(FLAGS.output_dir, "eval_results.txt"), results)
+        trainer.write_summaries("eval", results, step)
         runner.record_best(model, FLAGS.output_dir, step, results["eval_accuracy"])
         print(f"eval step {step}: " + " ".join(f"{k} {v:.4f}" for k, v in sorted(results.items())
                                                  if k != "global_step"))

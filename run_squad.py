@@ -1,4 +1,4 @@
-"""Fine-tune ALBERT on SQuAD 1.1 (span head) or 2.0 (`--version_2_with_negative`: the original XLNet-style head
+r"""Fine-tune ALBERT on SQuAD 1.1 (span head) or 2.0 (`--version_2_with_negative`: the original XLNet-style head
 with an answer-class logit): train, evaluate every checkpoint on the predict file, keep the best by F1, predict.
 
     python run_squad.py --albert_config_file=albert_config.json --spm_model_file=30k-clean.model \
@@ -58,6 +58,7 @@ flags.DEFINE_float("dropout_prob", 0.1, "2.0: dropout in the answer-class head."
 flags.DEFINE_float("null_score_diff_threshold", None, "2.0: predict no answer where the no-answer score exceeds "
                    "this (default: the best-F1 threshold on the predict file's own answers).")
 runner.define_runtime_flags()
+flags.adopt_module_key_flags(runner)  # --help lists them with the script's own flags
 FLAGS = flags.FLAGS
 
 
@@ -103,7 +104,7 @@ def main(argv):
     from albert.optimization import create_optimizer
     from albert.tasks import squad
     from albert.tokenization import load_sentencepiece
-    from albert.training import LoopConfig, Trainer
+    from albert.training import Trainer
 
     version_2 = FLAGS.version_2_with_negative
     config, strategy = runner.setup(FLAGS)
@@ -132,8 +133,8 @@ def main(argv):
         if results is None:
             return
         results["global_step"] = step
-        with open(os.path.join(FLAGS.output_dir, "eval_results.txt"), "a") as f:
-            f.write("".join(f"{k} = {results[k]}\n" for k in sorted(results)))
+        runner.append_eval_results(os.path.join(FLAGS.output_dir, "eval_results.txt"), results)
+        trainer.write_summaries("eval", results, step)  # evaluate runs only from the training loop
         best_step, best_value = runner.record_best(model, FLAGS.output_dir, step, results["f1"])
         print(f"eval step {step}: " + " ".join(f"{k} {results[k]:.4f}" for k in ("exact", "exact_match", "f1")
                                                  if k in results) + f" | best f1 {best_value:.4f} at step {best_step}")
@@ -153,10 +154,7 @@ def main(argv):
         with strategy.scope():
             optimizer = create_optimizer(FLAGS.learning_rate, num_train_steps,
                                          int(num_train_steps * FLAGS.warmup_proportion), "adamw", model=model)
-        loop = LoopConfig(output_dir=FLAGS.output_dir, num_train_steps=num_train_steps,
-                          global_batch_size=FLAGS.train_batch_size, steps_per_loop=FLAGS.iterations_per_loop,
-                          save_checkpoints_steps=FLAGS.save_checkpoints_steps,
-                          keep_checkpoint_max=FLAGS.keep_checkpoint_max, jit_compile=FLAGS.jit_compile)
+        loop = runner.loop_config(FLAGS, config, FLAGS.output_dir, num_train_steps, FLAGS.keep_checkpoint_max)
         trainer = Trainer(strategy, model, optimizer, squad.squad_v2_loss if version_2 else squad.squad_v1_loss,
                           loop, loss_scaling=FLAGS.mixed_precision == "fp16")
         if tf.train.latest_checkpoint(FLAGS.output_dir) is None and FLAGS.init_checkpoint:
@@ -202,11 +200,11 @@ def predict_and_write(model, predict: dict, version_2: bool):
             results = evaluate_v2(data, predictions)
             results.update({k: v for k, v in tuned.items() if k.startswith("best_")},
                            null_score_diff_threshold=threshold)
-        runner.write_text(os.path.join(FLAGS.output_dir, "null_odds.json"), json.dumps(null_odds, indent=2) + "\n")
+        runner.write_text(os.path.join(FLAGS.output_dir, "null_odds.json"), json.dumps(null_odds, indent=4) + "\n")
     elif predict["has_answers"]:
         results = evaluate_v1(data, predictions)
-    runner.write_text(os.path.join(FLAGS.output_dir, "predictions.json"), json.dumps(predictions, indent=2) + "\n")
-    runner.write_text(os.path.join(FLAGS.output_dir, "nbest_predictions.json"), json.dumps(nbest, indent=2) + "\n")
+    runner.write_text(os.path.join(FLAGS.output_dir, "predictions.json"), json.dumps(predictions, indent=4) + "\n")
+    runner.write_text(os.path.join(FLAGS.output_dir, "nbest_predictions.json"), json.dumps(nbest, indent=4) + "\n")
     return results
 
 

@@ -68,6 +68,26 @@ def train_flops_per_step(config: AlbertConfig, batch_size: int, seq_length: int,
     return 3.0 * forward
 
 
+def gemm_ceiling(dtype_name: str, size: int = 2048, repeats: int = 10) -> float:
+    """Best FLOP/s of size x size x size matmuls on the default device: the machine's practical GEMM ceiling for
+    that dtype (the denominator of MFU where no datasheet peak applies, as on a CPU)."""
+    import time
+
+    import tensorflow as tf
+
+    dtype = tf.as_dtype(dtype_name)
+    a = tf.cast(tf.random.normal((size, size)), dtype)
+    b = tf.cast(tf.random.normal((size, size)), dtype)
+    matmul = tf.function(tf.linalg.matmul)
+    matmul(a, b).numpy()
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        matmul(a, b).numpy()
+        best = min(best, time.perf_counter() - start)
+    return 2.0 * size ** 3 / best
+
+
 def activation_bytes(config: AlbertConfig, batch_size: int, seq_length: int, precision: str = "fp32") -> dict:
     """Estimate of the activations a training step keeps for the backward pass.
 

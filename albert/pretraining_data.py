@@ -65,19 +65,17 @@ class Options:
     do_permutation: bool = False
 
     def ngram_cumulative(self) -> list:
-        """For each number of available word groups a (1..ngram), the cumulative distribution of n over 1..a:
-        p(n) proportional to 1/n (reversed when not favouring shorter n-grams), renormalised."""
+        """The cumulative distribution of the n-gram length n over 1..ngram: p(n) proportional to 1/n (reversed
+        when not favouring shorter n-grams). As the original, n is drawn from all lengths wherever the span
+        starts; near the end of the sequence a long n simply covers the word groups that are left."""
         weights = [1.0 / n for n in range(1, self.ngram + 1)]
         if not self.favor_shorter_ngram:
             weights = weights[::-1]
-        tables = [None]
-        for available in range(1, self.ngram + 1):
-            total, acc, table = sum(weights[:available]), 0.0, []
-            for w in weights[:available]:
-                acc += w / total
-                table.append(acc)
-            tables.append(table)
-        return tables
+        total, acc, table = sum(weights), 0.0, []
+        for w in weights:
+            acc += w / total
+            table.append(acc)
+        return table
 
 
 @dataclasses.dataclass
@@ -184,10 +182,10 @@ def _select_ngrams(bounds, covered, num_to_predict, cumulative, ngram, rng, stat
         j = k + int(rng.random() * (groups - k))  # a Fisher-Yates step: order[:k+1] is a uniform random prefix
         order[k], order[j] = order[j], order[k]
         g = order[k]
-        table = cumulative[min(ngram, groups - g)]
-        n = min(bisect.bisect_right(table, rng.random()) + 1, len(table))
+        n = min(bisect.bisect_right(cumulative, rng.random()) + 1, ngram)
         if stats is not None:
             stats.ngram_draws[n] += 1
+        n = min(n, groups - g)  # the original's slice cand[g:g+n] holds fewer groups near the end
         while n > 1 and count + bounds[g + n] - bounds[g] > num_to_predict:
             n -= 1
         size = bounds[g + n] - bounds[g]

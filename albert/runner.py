@@ -24,10 +24,14 @@ def define_runtime_flags():
     flags.DEFINE_enum("mixed_precision", "fp32", ["fp32", "bf16", "fp16"], "Compute precision.")
     flags.DEFINE_bool("jit_compile", False, "XLA-compile the forward and backward pass.")
     flags.DEFINE_integer("random_seed", 12345, "Seed of initialisation and input shuffling.")
+    flags.DEFINE_integer("log_every_steps", 0, "A progress line (loss, metrics, examples/s, tokens/s, MFU, ETA) "
+                         "every this many steps; 0: about every 30 s.")
 
 
 def setup(values, seed: int | None = None):
     """Config (checked against --max_seq_length), precision policy, strategy and seeds: (config, strategy)."""
+    if values.log_every_steps < 0:
+        raise AlbertError(f"--log_every_steps must be at least 0 (0: about every 30 s), got {values.log_every_steps}")
     import tensorflow as tf
 
     from albert.config import AlbertConfig
@@ -45,6 +49,25 @@ def setup(values, seed: int | None = None):
     return config, strategy
 
 
+def loop_config(values, config, output_dir: str, num_train_steps: int, keep_checkpoint_max: int,
+                micro_batch_size: int | None = None, examples_per_row: int = 1, predictions: int = 0):
+    """The training loop's settings from the runtime flags. `examples_per_row`: sequences per example (4 for
+    RACE); `predictions`: masked-LM predictions per sequence (pretraining), for the FLOPs of the progress line."""
+    from albert.info import forward_flops_per_token
+    from albert.training import LoopConfig
+
+    seq = values.max_seq_length
+    flops = forward_flops_per_token(config, seq)
+    per_sequence = flops["encoder_total"] * seq + flops["mlm_head_per_prediction"] * predictions
+    return LoopConfig(
+        output_dir=output_dir, num_train_steps=num_train_steps,
+        global_batch_size=micro_batch_size or values.train_batch_size, steps_per_loop=values.iterations_per_loop,
+        save_checkpoints_steps=values.save_checkpoints_steps, keep_checkpoint_max=keep_checkpoint_max,
+        gradient_accumulation_steps=getattr(values, "gradient_accumulation_steps", 1),
+        jit_compile=values.jit_compile, log_every_steps=values.log_every_steps, seq_length=seq * examples_per_row,
+        flops_per_example=3.0 * per_sequence * examples_per_row)
+
+
 def write_text(path: str, text: str):
     """Write a small text output under a temporary name and rename it into place (local or gs://)."""
     import tensorflow as tf
@@ -53,6 +76,15 @@ def write_text(path: str, text: str):
     with tf.io.gfile.GFile(tmp, "w") as f:
         f.write(text)
     tf.io.gfile.rename(tmp, path, overwrite=True)
+
+
+def append_eval_results(path: str, results: dict):
+    """Add one `key = value` block (sorted keys, global_step among them) to eval_results.txt: the file keeps every
+    evaluation of the run, oldest first; it is rewritten whole under a temporary name, so a kill leaves it intact."""
+    import tensorflow as tf
+
+    before = tf.io.gfile.GFile(path).read() if tf.io.gfile.exists(path) else ""
+    write_text(path, before + "".join(f"{k} = {results[k]}\n" for k in sorted(results)))
 
 
 def saved_checkpoints(output_dir: str) -> list:
@@ -67,15 +99,17 @@ def saved_checkpoints(output_dir: str) -> list:
 
 def record_best(model, output_dir: str, step: int, value: float) -> tuple:
     """Keep model.ckpt-best (original names) and best_trial.txt (`global_step:best_step:best_value`, as the
-    original) when `value` beats the best so far. Returns (best_step, best_value)."""
+    original) when `value` beats the best so far. As the original, the best starts at -1 (step 0) and must be
+    beaten strictly, so a NaN metric (e.g. Pearson of constant predictions) is never best. Returns
+    (best_step, best_value)."""
     from albert.checkpoints import save_original_checkpoint
 
     path = os.path.join(output_dir, "best_trial.txt")
-    best_step, best_value = None, None
+    best_step, best_value = 0, -1.0
     if os.path.exists(path):
         _, best_step, best_value = open(path).read().split(":")
         best_step, best_value = int(best_step), float(best_value)
-    if best_value is None or value > best_value:
+    if value > best_value:  # False for NaN
         save_original_checkpoint(model, os.path.join(output_dir, "model.ckpt-best"), global_step=step)
         best_step, best_value = step, value
     write_text(path, f"{step}:{best_step}:{best_value}")

@@ -11,7 +11,8 @@
   fp16 with dynamic loss scaling), XLA (`jit_compile`) for the forward and backward pass.
 - `tf.train.CheckpointManager` (`model.ckpt-<step>`) holds model, optimizer and the input iterator: a restarted run
   resumes by itself where it stopped, data position included. A non-finite loss stops the run before any
-  checkpoint of it is written. TensorBoard summaries and a progress line per loop.
+  checkpoint of it is written. TensorBoard summaries, and a progress line at least every ~30 s (or every
+  `log_every_steps`) with examples/s, tokens/s and MFU, the first (tracing) call left out of the rates and ETA.
 """
 
 import dataclasses
@@ -40,6 +41,14 @@ class LoopConfig:
     gradient_accumulation_steps: int = 1
     jit_compile: bool = False
     clip_norm: float = 1.0
+    # Progress: a line every `log_every_steps` steps; 0 = about every LOG_SECONDS (in one process; a multi-worker
+    # run, whose workers must call the loop alike, logs every `steps_per_loop`). Tokens/s and MFU need these two.
+    log_every_steps: int = 0
+    seq_length: int = 0
+    flops_per_example: float = 0.0  # model FLOPs of one training example (forward + backward), albert.info
+
+
+LOG_SECONDS = 30.0
 
 
 def set_precision(mixed_precision: str):
@@ -65,7 +74,7 @@ class Trainer:
         self._checkpoint = None
         self._manager = None
         self._train_fn = None
-        self._writer = None
+        self._writers = None
 
     # ----------------------------------------------------------------------------------------------- input
     def _topology(self):
@@ -208,14 +217,11 @@ class Trainer:
             log(f"resumed from {self._manager.latest_checkpoint} at step {resumed}")
         if self._train_fn is None:
             self._train_fn = self._build_train_fn()
-        if self._writer is None:
-            self._writer = tf.summary.create_file_writer(os.path.join(c.output_dir, "train"))
+        meter = _Meter(self, c)
         results = {}
-        start_step, start_time = self.step, time.time()
         while self.step < c.num_train_steps:
             step = self.step
-            until_save = c.save_checkpoints_steps - step % c.save_checkpoints_steps
-            steps = min(c.steps_per_loop, c.num_train_steps - step, until_save)
+            steps = meter.next_call_steps(step)
             loop_start = time.time()
             try:
                 totals, last_loss = self._train_fn(self.iterator, tf.constant(steps, tf.int32))
@@ -232,19 +238,17 @@ class Trainer:
                     f"loss became {float(last_loss)} between steps {step} and {self.step}; the last good checkpoint "
                     f"({self._manager.latest_checkpoint}) is intact: lower --learning_rate or raise "
                     "--num_warmup_steps and rerun")
-            results = self._summaries(totals, steps, time.time() - loop_start)
-            done = self.step - start_step
-            eta = (time.time() - start_time) / max(done, 1) * (c.num_train_steps - self.step)
-            log(f"step {self.step}/{c.num_train_steps} loss {results['loss']:.8f} "
-                + " ".join(f"{k} {v:.4f}" for k, v in results.items() if k not in ("loss", "examples_per_second"))
-                + f" | {results['examples_per_second']:.1f} examples/s, ETA {eta:.0f} s")
+            results = self._summaries(totals, steps)
+            log(meter.line(self.step, steps, time.time() - loop_start, results))
+            if meter.rates:
+                self.write_summaries("train", meter.rates)
             if self.step % c.save_checkpoints_steps == 0 or self.step >= c.num_train_steps:
                 path = self.save()
                 if on_checkpoint is not None:
                     on_checkpoint(self.step, path)
         return results
 
-    def _summaries(self, totals: dict, steps: int, seconds: float) -> dict:
+    def _summaries(self, totals: dict, steps: int) -> dict:
         results = {"loss": totals["loss"] / steps}
         for key in totals:
             if key.endswith("/num"):
@@ -253,13 +257,22 @@ class Trainer:
         results["grad_norm"] = totals["grad_norm"] / steps
         inner = self.optimizer.inner_optimizer if self.loss_scaling else self.optimizer
         results["learning_rate"] = float(inner.learning_rate)  # the rate of the next step
-        results["examples_per_second"] = steps * self.config.global_batch_size * \
-            self.config.gradient_accumulation_steps / max(seconds, 1e-9)
-        with self._writer.as_default(step=self.step):
-            for name, value in results.items():
-                tf.summary.scalar(name, value)
-        self._writer.flush()
+        self.write_summaries("train", results)
         return results
+
+    def write_summaries(self, name: str, results: dict, step: int | None = None):
+        """TensorBoard scalars under output_dir/<name> (train, eval, ...) at `step` (default: the current one).
+        The event file is opened at the first scalar, so a run with nothing to do leaves none behind."""
+        if self._writers is None:
+            self._writers = {}
+        if name not in self._writers:
+            self._writers[name] = tf.summary.create_file_writer(os.path.join(self.config.output_dir, name))
+        writer = self._writers[name]
+        with writer.as_default(step=self.step if step is None else step):
+            for key, value in results.items():
+                if isinstance(value, (int, float)) and key != "global_step":
+                    tf.summary.scalar(key, value)
+        writer.flush()
 
     # ------------------------------------------------------------------------------------------------ eval
     def evaluate(self, dataset_fn, steps: int, global_batch_size: int) -> dict:
@@ -283,3 +296,61 @@ class Trainer:
                 num, den = totals.get(name, (0.0, 0.0))
                 totals[name] = (num + float(n), den + float(d))
         return {name: n / d if d else 0.0 for name, (n, d) in totals.items()}
+
+
+class _Meter:
+    """How many steps each call of the compiled loop runs, and the progress line after it: loss and metrics,
+    examples/s, tokens/s, achieved FLOP/s and MFU (against this device's measured GEMM ceiling), ETA. The first
+    call of a process runs one step, since it traces (and compiles): it is left out of the rates and the ETA."""
+
+    def __init__(self, trainer: Trainer, config: LoopConfig):
+        self.config, self.first = config, True
+        self.examples_per_step = config.global_batch_size * config.gradient_accumulation_steps
+        workers = trainer._topology()[0]
+        self.adaptive = config.log_every_steps == 0 and workers == 1  # workers must run identical calls
+        self.every = config.log_every_steps or config.steps_per_loop
+        self.seconds_per_step = None
+        self.timed_steps, self.timed_seconds = 0, 0.0
+        self.replicas = trainer.strategy.num_replicas_in_sync
+        self.peak, self.rates = None, {}
+        if config.flops_per_example:
+            from albert.info import gemm_ceiling
+
+            compute = keras.mixed_precision.global_policy().compute_dtype
+            self.peak = gemm_ceiling(compute, repeats=3) * self.replicas
+
+    def next_call_steps(self, step: int) -> int:
+        c = self.config
+        steps = min(c.steps_per_loop, c.num_train_steps - step,
+                    c.save_checkpoints_steps - step % c.save_checkpoints_steps)
+        if self.first:
+            return 1
+        if self.adaptive:
+            return max(1, min(steps, int(LOG_SECONDS / max(self.seconds_per_step, 1e-6))))
+        return min(steps, self.every)
+
+    def line(self, step: int, steps: int, seconds: float, results: dict) -> str:
+        c = self.config
+        text = (f"step {step}/{c.num_train_steps} loss {results['loss']:.8f} "
+                + " ".join(f"{k} {v:.4f}" for k, v in results.items() if k != "loss"))
+        self.seconds_per_step = seconds / steps
+        self.rates = {}
+        if self.first:
+            self.first = False
+            return text + f" | first call (tracing, compiling): {seconds:.1f} s"
+        self.timed_steps += steps
+        self.timed_seconds += seconds
+        examples = steps * self.examples_per_step / max(seconds, 1e-9)
+        self.rates["examples_per_second"] = examples
+        text += f" | {examples:,.1f} examples/s"
+        if c.seq_length:
+            self.rates["tokens_per_second"] = examples * c.seq_length
+            text += f", {examples * c.seq_length:,.0f} tokens/s"
+        if c.flops_per_example:
+            flops = examples * c.flops_per_example
+            text += f", {flops / 1e9:,.1f} GFLOP/s"
+            if self.peak:
+                self.rates["mfu"] = flops / self.peak
+                text += f" (MFU {flops / self.peak:.0%})"
+        eta = self.timed_seconds / self.timed_steps * (c.num_train_steps - step)
+        return text + f", ETA {eta:,.0f} s"

@@ -28,23 +28,6 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 
-def gemm_ceiling(dtype_name: str, size: int = 2048, repeats: int = 10) -> float:
-    """Best FLOP/s of size x size x size matmuls (the machine's practical GEMM ceiling for that dtype)."""
-    import tensorflow as tf
-
-    dtype = tf.as_dtype(dtype_name)
-    a = tf.cast(tf.random.normal((size, size)), dtype)
-    b = tf.cast(tf.random.normal((size, size)), dtype)
-    matmul = tf.function(tf.linalg.matmul)
-    matmul(a, b).numpy()
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        matmul(a, b).numpy()
-        best = min(best, time.perf_counter() - start)
-    return 2.0 * size ** 3 / best
-
-
 def synthetic_batch(config, batch_size: int, seq_length: int, predictions: int, seed: int = 0) -> dict:
     import numpy as np
 
@@ -162,6 +145,8 @@ def main(argv=None):
         return 0
 
     import tensorflow as tf
+
+    from albert.info import gemm_ceiling
 
     ceilings = {"fp32": gemm_ceiling("float32"), "bf16": gemm_ceiling("bfloat16")}
     gpus = tf.config.list_physical_devices("GPU")

@@ -77,15 +77,15 @@ def albert_dir(tmp_path_factory):
     spm = train_sentencepiece_with_numbers(directory)
     sp = load_sentencepiece(spm)
     config = AlbertConfig(vocab_size=sp.GetPieceSize(), embedding_size=16, hidden_size=32, num_hidden_layers=2,
-                          num_attention_heads=2, intermediate_size=64, max_position_embeddings=64,
+                          num_attention_heads=2, intermediate_size=64, max_position_embeddings=32,
                           initializer_range=0.5)
     (directory / "albert_config.json").write_text(config.to_json_string())
     keras.utils.set_random_seed(0)
     keras.mixed_precision.set_global_policy("float32")
     save_original_checkpoint(AlbertPretrainer(config), str(directory / "model.ckpt-best"), global_step=7)
     hub = directory.parent / f"{directory.name}_hub"
-    result = run_script("export_to_tfhub.py", f"--albert_directory={directory}", f"--export_path={hub}",
-                        "--seq_length=32")
+    # No --seq_length: the default packing length is min(128, max_position_embeddings) = 32 ("default32" below).
+    result = run_script("export_to_tfhub.py", f"--albert_directory={directory}", f"--export_path={hub}")
     assert result.returncode == 0, result.stderr[-3000:]
     return directory, hub
 

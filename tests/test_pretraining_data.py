@@ -240,3 +240,17 @@ def test_same_seed_same_bytes_for_any_workers_and_buckets(corpus_dir, tokenizer,
     assert [parts[i % 3][i // 3] for i in range(len(whole))] == whole  # round-robin over the outputs
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
         ["one.tfrecord", "two.tfrecord", "buckets.tfrecord", "seed.tfrecord"] + [f"part{i}.tfrecord" for i in range(3)])
+
+
+def test_ngram_length_near_the_end_is_drawn_from_all_lengths():
+    """The original draws n from every length and lets a span starting 2 word groups from the end cover those 2
+    (P = p(2) + p(3) = 5/11); renormalising over the lengths that fit would give 3/9 = 1/3."""
+    cumulative = Options().ngram_cumulative()
+    rng = random.Random(3)
+    first_at_0, two_word = 0, 0
+    for _ in range(20000):
+        chosen = pretraining_data._select_ngrams([0, 1, 2], bytearray(2), 10, cumulative, 3, rng)
+        if chosen[0][0] == 0:
+            first_at_0 += 1
+            two_word += chosen[0][1] == 2
+    assert abs(two_word / first_at_0 - 5 / 11) < 0.02, two_word / first_at_0

@@ -6,6 +6,7 @@ import random
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from tests.helpers import ROOT
@@ -54,7 +55,9 @@ def test_train_eval_predict_and_output_files(tmp_path):
     step, best_step, best_value = (out / "best_trial.txt").read_text().split(":")
     assert step == "300" and best_step in ("100", "200", "300") and float(best_value) >= 0.95
     assert (out / "model.ckpt-best.index").exists() and (out / "rte_train.tf_record").exists()
-    probabilities = [list(map(float, line.split("\t"))) for line in (out / "test_results.tsv").read_text().splitlines()]
+    rows = [line.split("\t") for line in (out / "test_results.tsv").read_text().splitlines()]
+    assert all(text == str(np.float32(text)) for row in rows for text in row)  # the original's str(np.float32)
+    probabilities = [list(map(float, row)) for row in rows]
     assert len(probabilities) == 10 and all(len(p) == 2 and abs(sum(p) - 1) < 1e-5 for p in probabilities)
     submission = (out / "submit_results.tsv").read_text().splitlines()
     assert submission[0] == "index\tprediction"

@@ -52,7 +52,8 @@ def test_v1_learns_the_task_and_predicts_without_a_train_file(workdir):
     nbest = json.loads((out / "nbest_predictions.json").read_text())
     assert all(nbest[k][0]["text"] == predictions[k] for k in truth)
     assert all(abs(sum(e["probability"] for e in nbest[k]) - 1) < 1e-6 for k in truth)
-    assert set(nbest["q0"][0]) == {"text", "probability", "start_log_prob", "end_log_prob"}
+    assert list(nbest["q0"][0]) == ["text", "probability", "start_log_prob", "end_log_prob"]  # the original's order
+    assert (out / "nbest_predictions.json").read_text().startswith('{\n    "')  # indent 4, as the original
     best_step = (out / "best_trial.txt").read_text().split(":")[1]
     assert (out / "model.ckpt-best.index").exists() and best_step in ("100", "187")
     # Predict only (google-research/albert#221): no --train_file; model.ckpt-best is used; cached features reused.

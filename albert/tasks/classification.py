@@ -53,7 +53,8 @@ def cached_features(task: Task, data_dir: str, split: str, tokenizer, max_seq_le
 
 def classification_loss(model, batch, training):
     """Mean cross-entropy (classification) or mean squared error (regression, one output), weighted by
-    `is_real_example`; metrics: the loss and, for classification, accuracy."""
+    `is_real_example`; metric (of the training batches, next to the loss): accuracy, for classification. Dev
+    metrics (eval_accuracy, eval_loss, ...) come from the runner's evaluation, never from training batches."""
     logits = model({k: batch[k] for k in MODEL_INPUTS}, training=training)["logits"]
     real = tf.cast(tf.reshape(batch["is_real_example"], [-1]), tf.float32)
     labels = tf.reshape(batch["label_ids"], [-1])
@@ -61,12 +62,12 @@ def classification_loss(model, batch, training):
     if logits.shape[-1] == 1:
         per_example = tf.square(logits[:, 0] - tf.cast(labels, tf.float32))
         total = tf.reduce_sum(real * per_example)
-        return [(total, count, 0.0)], {"eval_loss": (total, count)}
+        return [(total, count, 0.0)], {}
     labels = tf.cast(labels, tf.int32)
     per_example = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
     correct = tf.cast(tf.equal(tf.argmax(logits, -1, output_type=tf.int32), labels), tf.float32)
     total = tf.reduce_sum(real * per_example)
-    return [(total, count, 0.0)], {"eval_loss": (total, count), "eval_accuracy": (tf.reduce_sum(real * correct), count)}
+    return [(total, count, 0.0)], {"accuracy": (tf.reduce_sum(real * correct), count)}
 
 
 def predict(model, dataset, steps: int) -> np.ndarray:

@@ -11,6 +11,7 @@ import json
 import os
 
 from albert.errors import AlbertError
+from albert.tokenization import preprocess_text
 
 LEVELS = ("middle", "high")
 NUM_CHOICES = 4
@@ -81,7 +82,9 @@ def read_examples(data_dir: str, split: str, high_only: bool = False, middle_onl
 
 
 def option_text(question: str, option: str) -> str:
-    """The original's question+option text: the option fills a blank `_`, else follows the question."""
+    """The original's question+option text: the option fills a blank `_`, else follows the question. The question
+    is normalised first, as the original did, so full-width and vertical-form low lines (NFKD `_`) are blanks."""
+    question = preprocess_text(question)
     return question.replace("_", option) if "_" in question else f"{question} {option}"
 
 
@@ -133,7 +136,7 @@ def race_loss(model, batch, training):
     correct = tf.cast(tf.equal(tf.argmax(logits, -1, output_type=tf.int32), labels), tf.float32)
     count = tf.reduce_sum(real)
     total = tf.reduce_sum(real * nll)
-    return [(total, count, 0.0)], {"eval_loss": (total, count), "eval_accuracy": (tf.reduce_sum(real * correct), count)}
+    return [(total, count, 0.0)], {"accuracy": (tf.reduce_sum(real * correct), count)}  # of the training batches
 
 
 def accuracy_by_level(examples: list, predictions) -> dict:

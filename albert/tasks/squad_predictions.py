@@ -73,12 +73,12 @@ def _nbest(candidates: dict, alignment: Alignment, paragraph_text: str, n_best_s
         if not text or text in texts:
             continue
         texts.add(text)
-        entries.append({"text": text, "start_log_prob": s, "end_log_prob": e})
+        entries.append((text, s, e))
         if len(entries) == n_best_size:
             break
-    for entry, p in zip(entries, _softmax([x["start_log_prob"] + x["end_log_prob"] for x in entries])):
-        entry["probability"] = p
-    return entries
+    probabilities = _softmax([s + e for _, s, e in entries])  # the original's key order
+    return [{"text": text, "probability": p, "start_log_prob": s, "end_log_prob": e}
+            for (text, s, e), p in zip(entries, probabilities)]
 
 
 def _group_features(metadata: dict) -> dict:
