@@ -72,7 +72,7 @@ def main(argv):
     import numpy as np
     import tensorflow as tf
 
-    from albert import AlbertMultipleChoice
+    from albert import AlbertMultipleChoice, feature_cache
     from albert.checkpoints import init_from_checkpoint
     from albert.input_pipeline import race_dataset
     from albert.optimization import create_optimizer
@@ -91,11 +91,17 @@ def main(argv):
     trainer = Trainer(strategy, model, optimizer, race_loss, loop, loss_scaling=FLAGS.mixed_precision == "fp16")
 
     def features(split, path):
+        """The split's feature record, rebuilt unless made from these examples, tokenizer and settings."""
         examples = read_examples(FLAGS.data_dir, split, FLAGS.high_only, FLAGS.middle_only)
         name = {"dev": "eval", "test": "predict"}.get(split, split)
         path = path or os.path.join(FLAGS.output_dir, f"{name}.tf_record")
-        if not os.path.exists(path):
+        key = feature_cache.cache_key(examples, tokenizer, split=split, max_seq_length=FLAGS.max_seq_length,
+                                      max_qa_length=FLAGS.max_qa_length)
+        if not feature_cache.is_fresh(path, key):
+            if os.path.exists(path + ".json"):
+                os.remove(path + ".json")
             write_features(examples, tokenizer, FLAGS.max_seq_length, FLAGS.max_qa_length, path)
+            feature_cache.write_key(path, key)
         return path, examples
 
     def predictions_of(split, path, batch_size):

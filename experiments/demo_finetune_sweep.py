@@ -20,6 +20,7 @@ RECIPES = {  # name -> run_classifier flags (300 steps of 32 pairs, as the demo)
     "lr1e-4w100": ["--learning_rate=1e-4", "--warmup_step=100"],
     "lr5e-5": ["--learning_rate=5e-5", "--warmup_step=30"],
     "lamb2e-3": ["--optimizer=lamb", "--learning_rate=2e-3", "--warmup_step=30"],
+    "scratch-lr5e-4": ["--learning_rate=5e-4", "--warmup_step=30"],  # no pretrained weights: the baseline
 }
 
 
@@ -43,7 +44,8 @@ def main():
                     [sys.executable, os.path.join(ROOT, "run_classifier.py"), "--task_name=MRPC",
                      f"--data_dir={args.glue_dir or os.path.join(d, 'glue')}", f"--output_dir={out}",
                      f"--albert_config_file={d}/albert_config.json", f"--spm_model_file={d}/spm.model",
-                     f"--init_checkpoint={d}/model/model.ckpt-best", "--do_train", "--do_eval",
+                     *([] if recipe.startswith("scratch") else [f"--init_checkpoint={d}/model/model.ckpt-best"]),
+                     "--do_train", "--do_eval",
                      "--max_seq_length=64", "--train_batch_size=32", f"--train_step={args.train_step}",
                      f"--save_checkpoints_steps={args.train_step // 2}", "--eval_batch_size=64",
                      f"--mixed_precision={precision}", f"--random_seed={seed}", *RECIPES[recipe]],

@@ -1,5 +1,6 @@
 """A tiny classifier learns a synthetic pair task and a regression target through the shared training loop."""
 
+import os
 import random
 
 import keras
@@ -110,3 +111,45 @@ def test_features_are_cached_and_rebuilt_when_the_length_changes(tmp_path):
     record = next(iter(tf.data.TFRecordDataset(path)))
     parsed = tf.train.Example.FromString(record.numpy()).features.feature
     assert len(parsed["input_ids"].int64_list.value) == 20 and parsed["label_ids"].int64_list.value[0] in (0, 1)
+
+
+def test_a_nan_metric_is_never_best(tmp_path):
+    """As the original: the best starts at -1 and must be beaten strictly (STS-B Pearson of constant predictions is
+    NaN and must not become a best that nothing beats)."""
+    from albert.runner import record_best
+
+    model = AlbertClassifier(AlbertConfig(vocab_size=20, embedding_size=8, hidden_size=16, num_hidden_layers=1,
+                                          num_attention_heads=2, intermediate_size=32), num_labels=1)
+    best = tmp_path / "best_trial.txt"
+    assert record_best(model, str(tmp_path), 100, float("nan")) == (0, -1.0)
+    assert best.read_text() == "100:0:-1.0" and not (tmp_path / "model.ckpt-best.index").exists()
+    assert record_best(model, str(tmp_path), 200, 0.25) == (200, 0.25)
+    assert best.read_text() == "200:200:0.25" and (tmp_path / "model.ckpt-best.index").exists()
+    assert record_best(model, str(tmp_path), 300, float("nan")) == (200, 0.25)
+    assert record_best(model, str(tmp_path), 400, 0.25) == (200, 0.25)  # strictly better only
+    assert best.read_text() == "400:200:0.25"
+
+
+def test_the_feature_cache_is_rebuilt_when_labels_text_or_tokenizer_change(tmp_path):
+    make_rte_like(tmp_path, random.Random(2))
+    task, tokenizer = get_task("rte"), WordTokenizer()
+    path, _ = cached_features(task, str(tmp_path), "train", tokenizer, 16, str(tmp_path / "c"))
+
+    def labels():
+        return [tf.train.Example.FromString(r.numpy()).features.feature["label_ids"].int64_list.value[0]
+                for r in tf.data.TFRecordDataset(path)]
+
+    before = labels()
+    tsv = tmp_path / "RTE" / "train.tsv"
+    lines = tsv.read_text().splitlines()
+    flip = {"entailment": "not_entailment", "not_entailment": "entailment"}
+    tsv.write_text("\n".join([lines[0]] + ["\t".join(r.split("\t")[:-1] + [flip[r.split("\t")[-1]]])
+                                           for r in lines[1:]]) + "\n")
+    cached_features(task, str(tmp_path), "train", tokenizer, 16, str(tmp_path / "c"))
+    assert labels() == [1 - label for label in before]  # every label flipped: rebuilt, not reused
+    stamp = os.stat(path).st_mtime_ns
+    cached_features(task, str(tmp_path), "train", tokenizer, 16, str(tmp_path / "c"))
+    assert os.stat(path).st_mtime_ns == stamp  # the same inputs: reused
+    tokenizer.vocab["alpha"], tokenizer.vocab["beta"] = tokenizer.vocab["beta"], tokenizer.vocab["alpha"]
+    cached_features(task, str(tmp_path), "train", tokenizer, 16, str(tmp_path / "c"))
+    assert os.stat(path).st_mtime_ns != stamp  # another vocabulary: rebuilt

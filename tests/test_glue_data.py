@@ -155,3 +155,14 @@ def test_feature_conversion_layout_truncation_and_labels():
     a, b = list("abcd"), list("xyzw")
     truncate_pair(a, b, 5)  # ties pop from B, then the longer one
     assert (a, b) == (list("abc"), list("xy"))
+
+
+def test_a_short_row_in_a_test_split_is_an_error_even_where_training_rows_are_skipped(tmp_path):
+    """QQP skips short train/dev rows as the original did, but a test row must give a submission line."""
+    directory = tmp_path / "QQP"
+    directory.mkdir()
+    (directory / "test.tsv").write_text("id\tquestion1\tquestion2\n0\tWhat is it?\tWhat is that?\n1\tcut short\n")
+    with pytest.raises(AlbertError) as error:
+        read_examples(get_task("qqp"), str(tmp_path), "test")
+    assert str(error.value) == (f"{directory / 'test.tsv'}:3: 2 tab-separated column(s), qqp needs at least 3; fix "
+                                "or remove the row")

@@ -107,3 +107,11 @@ def test_malformed_json_and_empty_split(tmp_path):
         read_examples(str(tmp_path), "test", middle_only=True)
     with pytest.raises(AlbertError, match=r"RACE/test/high: not found; --data_dir must hold RACE/test/high/"):
         read_examples(str(tmp_path), "test")
+
+
+@pytest.mark.parametrize("blank", ["_", "\uff3f", "\ufe4d", "\ufe4e", "\ufe4f", "\ufe33", "\ufe34"])
+def test_full_width_and_vertical_low_lines_are_blanks_as_in_the_original(blank):
+    from albert.tasks.race import option_text
+
+    assert option_text(f"Tom went to the {blank} yesterday.", "park") == "Tom went to the park yesterday."
+    assert option_text("Where did Tom go?", "park") == "Where did Tom go? park"

@@ -54,7 +54,8 @@ def common(tmp_path):
 @pytest.mark.slow
 def test_learns_a_four_choice_task_and_writes_predictions(tmp_path):
     out = tmp_path / "out"
-    result = run(*common(tmp_path), f"--output_dir={out}", "--do_train", "--do_eval", "--do_predict",
+    common_args = common(tmp_path)
+    result = run(*common_args, f"--output_dir={out}", "--do_train", "--do_eval", "--do_predict",
                  "--train_batch_size=16", "--train_step=200", "--warmup_step=20", "--learning_rate=3e-3",
                  "--save_checkpoints_steps=100", "--iterations_per_loop=100", "--eval_batch_size=8",
                  "--random_seed=1")
@@ -74,6 +75,13 @@ def test_learns_a_four_choice_task_and_writes_predictions(tmp_path):
     assert sorted(predictions) == sorted(truth) and len(truth) == 24
     assert sum(predictions[k] == truth[k] for k in truth) / len(truth) >= 0.9
     assert (out / "predict_results.txt").read_text().startswith("eval_accuracy = ")
+    # The cached features follow the flags: --high_only rebuilds the predict record (12 questions, not 24).
+    result = run(*common_args, f"--output_dir={out}", "--nodo_train", "--nodo_eval", "--do_predict", "--high_only")
+    assert result.returncode == 0, result.stderr[-3000:]
+    high = json.loads((out / "predictions.json").read_text())
+    assert sorted(high) == sorted(k for k in truth if k.startswith("high")) and len(high) == 12
+    assert json.loads((out / "predict.tf_record.json").read_text())["examples"] == 12
+    assert sum(high[k] == truth[k] for k in high) / len(high) >= 0.9
 
 
 def test_bad_flags(tmp_path):

@@ -1,6 +1,7 @@
 """A GLUE-format pair task from the demo corpus, in MRPC's real layout (Quality, #1 ID, #2 ID, #1 String,
-#2 String): label 1 when #2 is the sentence that follows #1 in the same docstring, 0 when #2 comes from another
-docstring (half each). Train pairs come from the training documents, dev pairs from the held-out ones.
+#2 String), half of each label. `--task order` (default): two consecutive sentences of a docstring, label 1 when
+they are in their order, 0 when swapped. `--task follow`: label 1 when #2 is the sentence that follows #1, 0 when
+#2 comes from another docstring. Train pairs come from the training documents, dev pairs from the held-out ones.
 
     python tools/demo_glue_task.py --corpus_dir out/demo --output_dir out/demo/glue
 """
@@ -15,7 +16,7 @@ def documents(path):
         return [d.splitlines() for d in f.read().split("\n\n") if len(d.splitlines()) >= 2]
 
 
-def pairs(docs, count, rng):
+def pairs(docs, count, rng, task):
     rows = []
     for i in range(count):
         doc = rng.randrange(len(docs))
@@ -23,6 +24,8 @@ def pairs(docs, count, rng):
         first = docs[doc][k]
         if i % 2 == 0:
             second, label = docs[doc][k + 1], "1"
+        elif task == "order":
+            first, second, label = docs[doc][k + 1], first, "0"
         else:
             other = rng.randrange(len(docs) - 1)
             other += other >= doc
@@ -43,18 +46,19 @@ def main():
     parser.add_argument("--output_dir", required=True)
     parser.add_argument("--train_pairs", type=int, default=8000)
     parser.add_argument("--dev_pairs", type=int, default=1000)
+    parser.add_argument("--task", choices=("order", "follow"), default="order")
     args = parser.parse_args()
     rng = random.Random(0)
     directory = os.path.join(args.output_dir, "MRPC")
     os.makedirs(directory, exist_ok=True)
     header = ["Quality", "#1 ID", "#2 ID", "#1 String", "#2 String"]
-    train = pairs(documents(os.path.join(args.corpus_dir, "corpus_train.txt")), args.train_pairs, rng)
-    dev = pairs(documents(os.path.join(args.corpus_dir, "corpus_heldout.txt")), args.dev_pairs, rng)
+    train = pairs(documents(os.path.join(args.corpus_dir, "corpus_train.txt")), args.train_pairs, rng, args.task)
+    dev = pairs(documents(os.path.join(args.corpus_dir, "corpus_heldout.txt")), args.dev_pairs, rng, args.task)
     write(os.path.join(directory, "train.tsv"), header, train)
     write(os.path.join(directory, "dev.tsv"), header, dev)
     write(os.path.join(directory, "test.tsv"), ["index"] + header[1:], [[str(i)] + r[1:] for i, r in
                                                                         enumerate(dev[:200])])
-    print(f"pair task: {len(train):,} train / {len(dev):,} dev pairs in {directory} (chance 0.5)")
+    print(f"pair task ({args.task}): {len(train):,} train / {len(dev):,} dev pairs in {directory} (chance 0.5)")
 
 
 if __name__ == "__main__":

@@ -1,21 +1,41 @@
-"""Print the demo's held-out results next to chance: masked-LM accuracy against a uniform guess and against always
-predicting the training data's most frequent masked token; sentence-order accuracy against a coin and against
-always predicting the held-out majority label."""
+"""Print the demo's results next to chance, with a plain verdict for each: did the step learn?
+
+    demo_report.py heldout ...   masked-LM accuracy against a uniform guess and against always predicting the
+                                 training data's most frequent masked token; sentence-order accuracy against a
+                                 coin and against always predicting the held-out majority label
+    demo_report.py finetune ...  the fine-tuned classifier's best dev accuracy against the dev majority label
+
+A result counts as learned only when it is more than 3 standard errors above its majority baseline (binomial, n
+the number of held-out predictions); otherwise the step says NOT LEARNED and the script exits with status 3.
+"""
 
 import argparse
 import collections
+import csv
+import math
+import os
 import sys
 
 import numpy as np
-import tensorflow as tf
 
 sys.path.insert(0, __file__.rsplit("/tools/", 1)[0])
 
-from albert.feature_specs import pretraining_features  # noqa: E402
-from albert.input_pipeline import feature_description  # noqa: E402
+
+def verdict(accuracy: float, baseline: float, n: int) -> tuple:
+    """(learned, text): learned when `accuracy` beats `baseline` by more than 3 binomial standard errors."""
+    margin = 3 * math.sqrt(baseline * (1 - baseline) / max(n, 1))
+    if accuracy > baseline + margin:
+        return True, f"learned: {accuracy - baseline:+.3f} over the majority baseline (3 standard errors: {margin:.3f})"
+    return False, (f"NOT LEARNED: {accuracy:.3f} is within {margin:.3f} (3 standard errors over {n:,} examples) of "
+                   f"the majority baseline {baseline:.3f}, i.e. at chance")
 
 
 def labels(path, seq, pred):
+    import tensorflow as tf
+
+    from albert.feature_specs import pretraining_features
+    from albert.input_pipeline import feature_description
+
     description = feature_description(pretraining_features(seq, pred))
     tokens, order = collections.Counter(), []
     for batch in tf.data.TFRecordDataset(path).batch(4096).map(lambda r: tf.io.parse_example(r, description)):
@@ -25,28 +45,63 @@ def labels(path, seq, pred):
     return tokens, order
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    for name in ("eval_results", "train_records", "heldout_records"):
-        parser.add_argument(f"--{name}", required=True)
-    parser.add_argument("--max_seq_length", type=int, required=True)
-    parser.add_argument("--max_predictions_per_seq", type=int, required=True)
-    parser.add_argument("--vocab_size", type=int, required=True)
-    args = parser.parse_args()
-    results = dict(line.split(" = ") for line in open(args.eval_results).read().splitlines())
+def heldout(args) -> bool:
+    evaluations = [{}]  # eval_results.txt holds every evaluation of the run, a block of sorted keys each
+    for line in open(args.eval_results).read().splitlines():
+        key, value = line.split(" = ")
+        if key in evaluations[-1]:
+            evaluations.append({})
+        evaluations[-1][key] = value
+    results = evaluations[-1]
     train_tokens, _ = labels(args.train_records, args.max_seq_length, args.max_predictions_per_seq)
     heldout_tokens, heldout_order = labels(args.heldout_records, args.max_seq_length, args.max_predictions_per_seq)
     top_token = train_tokens.most_common(1)[0][0]
-    majority_token = heldout_tokens[top_token] / sum(heldout_tokens.values())
+    masked = sum(heldout_tokens.values())
+    majority_token = heldout_tokens[top_token] / masked
     majority_order = max(np.mean(heldout_order), 1 - np.mean(heldout_order))
     mlm, sop = float(results["masked_lm_accuracy"]), float(results["sentence_order_accuracy"])
-    print(f"held-out: {len(heldout_order):,} instances, {sum(heldout_tokens.values()):,} masked tokens "
-          f"(model at step {results['global_step']})")
+    print(f"held-out: {len(heldout_order):,} instances, {masked:,} masked tokens (model at step "
+          f"{results['global_step']}, the last of {len(evaluations)} evaluations)")
     print(f"{'':24}{'model':>8}{'uniform':>10}{'majority':>10}")
     print(f"{'masked-LM accuracy':24}{mlm:>8.3f}{1 / args.vocab_size:>10.4f}{majority_token:>10.3f}")
     print(f"{'sentence-order accuracy':24}{sop:>8.3f}{0.5:>10.3f}{majority_order:>10.3f}")
     print(f"masked-LM loss {float(results['masked_lm_loss']):.3f}, sentence-order loss "
           f"{float(results['sentence_order_loss']):.3f}")
+    ok_mlm, text = verdict(mlm, majority_token, masked)
+    print(f"masked-LM: {text}")
+    ok_sop, text = verdict(sop, majority_order, len(heldout_order))
+    print(f"sentence order: {text}")
+    return ok_mlm and ok_sop
+
+
+def finetune(args) -> bool:
+    with open(args.dev_file, encoding="utf-8", newline="") as f:
+        gold = [row[0] for row in list(csv.reader(f, delimiter="\t", quotechar=None))[1:]]
+    majority = collections.Counter(gold).most_common(1)[0][1] / len(gold)
+    step, best_step, best = open(os.path.join(args.output_dir, "best_trial.txt")).read().split(":")
+    accuracy = float(best)
+    learned, text = verdict(accuracy, majority, len(gold))
+    print(f"pair task dev accuracy {accuracy:.3f} (best of the evaluations, at step {best_step} of {step}; "
+          f"{len(gold):,} dev pairs, majority label {majority:.3f})")
+    print(f"fine-tuning: {text}")
+    return learned
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    report = commands.add_parser("heldout")
+    for name in ("eval_results", "train_records", "heldout_records"):
+        report.add_argument(f"--{name}", required=True)
+    report.add_argument("--max_seq_length", type=int, required=True)
+    report.add_argument("--max_predictions_per_seq", type=int, required=True)
+    report.add_argument("--vocab_size", type=int, required=True)
+    report = commands.add_parser("finetune")
+    report.add_argument("--output_dir", required=True, help="run_classifier.py's --output_dir")
+    report.add_argument("--dev_file", required=True, help="the task's dev.tsv (label in the first column)")
+    args = parser.parse_args()
+    learned = heldout(args) if args.command == "heldout" else finetune(args)
+    sys.exit(0 if learned else 3)
 
 
 if __name__ == "__main__":

@@ -1,11 +1,11 @@
 """Sequence classification and regression (GLUE): cached feature records, the loss, and predictions."""
 
-import json
 import os
 
 import numpy as np
 import tensorflow as tf
 
+from albert import feature_cache
 from albert.example_proto import serialize_examples
 from albert.feature_specs import classifier_features
 from albert.tasks.glue import Task, convert_example, read_examples
@@ -33,21 +33,20 @@ def write_features(features: list, path: str, max_seq_length: int, regression: b
 
 
 def cached_features(task: Task, data_dir: str, split: str, tokenizer, max_seq_length: int, cached_dir: str) -> tuple:
-    """(TFRecord path, examples) of a split; the records are built once and reused while the task, split and
-    max_seq_length match (a `.json` beside them records those)."""
+    """(TFRecord path, examples) of a split; the records are built once and reused while the examples, the
+    tokenizer and max_seq_length are the same (albert.feature_cache)."""
     examples = read_examples(task, data_dir, split)
     os.makedirs(cached_dir, exist_ok=True)
     name = {"dev": "eval", "test": "predict"}.get(split, split)
     path = os.path.join(cached_dir, f"{task.name}_{name}.tf_record")
-    meta = {"task": task.name, "split": split, "max_seq_length": max_seq_length, "examples": len(examples)}
-    if os.path.exists(path) and os.path.exists(path + ".json"):
-        with open(path + ".json") as f:
-            if json.load(f) == meta:
-                return path, examples
+    key = feature_cache.cache_key(examples, tokenizer, task=task.name, split=split, max_seq_length=max_seq_length)
+    if feature_cache.is_fresh(path, key):
+        return path, examples
+    if os.path.exists(path + ".json"):
+        os.remove(path + ".json")
     features = [convert_example(e, task, max_seq_length, tokenizer) for e in examples]
     write_features(features, path, max_seq_length, task.is_regression)
-    with open(path + ".json", "w") as f:
-        json.dump(meta, f)
+    feature_cache.write_key(path, key)
     return path, examples
 
 

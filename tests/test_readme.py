@@ -1,0 +1,67 @@
+"""Every Python block of the README runs as written, in a fresh interpreter, against tiny models laid out where the
+README says (`albert_base/` as a released tarball, `out/hub` from export_to_tfhub.py, `out/mrpc_serving` from a
+classifier export)."""
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from tests.helpers import ROOT
+from tests.test_export import run_script, train_sentencepiece_with_numbers
+
+BLOCKS = re.findall(r"^```python\n(.*?)^```", open(os.path.join(ROOT, "README.md"), encoding="utf-8").read(),
+                    re.S | re.M)
+
+
+@pytest.fixture(scope="module")
+def sandbox(tmp_path_factory):
+    import keras
+
+    from albert import AlbertClassifier, AlbertConfig, AlbertPretrainer
+    from albert.checkpoints import save_original_checkpoint
+    from albert.export import export_classifier
+    from albert.tokenization import load_sentencepiece
+
+    root = tmp_path_factory.mktemp("readme")
+    keras.utils.set_random_seed(0)
+    keras.mixed_precision.set_global_policy("float32")
+    # albert_base/: the released layout (the README's ids reach 1170, so a 30k vocabulary as the release's).
+    base = root / "albert_base"
+    base.mkdir()
+    config = AlbertConfig(vocab_size=30000, embedding_size=16, hidden_size=32, num_hidden_layers=2,
+                          num_attention_heads=2, intermediate_size=64, max_position_embeddings=32)
+    (base / "albert_config.json").write_text(config.to_json_string())
+    save_original_checkpoint(AlbertPretrainer(config), str(base / "model.ckpt-best"), global_step=1)
+    # small/: a model with its own SentencePiece model, exported to out/hub and out/mrpc_serving.
+    small = root / "small"
+    small.mkdir()
+    spm = train_sentencepiece_with_numbers(small)
+    config = AlbertConfig(vocab_size=load_sentencepiece(spm).GetPieceSize(), embedding_size=16, hidden_size=32,
+                          num_hidden_layers=2, num_attention_heads=2, intermediate_size=64,
+                          max_position_embeddings=128)
+    (small / "albert_config.json").write_text(config.to_json_string())
+    save_original_checkpoint(AlbertPretrainer(config), str(small / "model.ckpt-best"), global_step=1)
+    (root / "out").mkdir()
+    result = run_script("export_to_tfhub.py", f"--albert_directory={small}", f"--export_path={root / 'out/hub'}",
+                        "--seq_length=16")
+    assert result.returncode == 0, result.stderr[-3000:]
+    export_classifier(AlbertClassifier(config, num_labels=2), spm, True, ["0", "1"], True, 16,
+                      str(root / "out/mrpc_serving"))
+    return root
+
+
+def test_the_readme_has_python_blocks():
+    assert len(BLOCKS) >= 4
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("index", range(len(BLOCKS)))
+def test_readme_python_block_runs_as_written(sandbox, index):
+    env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2")  # `albert` as if installed
+    env.pop("TF_USE_LEGACY_KERAS", None)
+    result = subprocess.run([sys.executable, "-c", BLOCKS[index]], cwd=sandbox, capture_output=True, text=True,
+                            env=env, timeout=600)
+    assert result.returncode == 0, f"README block {index}:\n{BLOCKS[index]}\n{result.stderr[-3000:]}"
