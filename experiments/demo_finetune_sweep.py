@@ -14,6 +14,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RECIPES = {  # name -> run_classifier flags (300 steps of 32 pairs, as the demo)
+    "lr1e-3": ["--learning_rate=1e-3", "--warmup_step=30"],
     "lr5e-4": ["--learning_rate=5e-4", "--warmup_step=30"],
     "lr2e-4": ["--learning_rate=2e-4", "--warmup_step=30"],
     "lr1e-4": ["--learning_rate=1e-4", "--warmup_step=30"],
@@ -27,7 +28,7 @@ RECIPES = {  # name -> run_classifier flags (300 steps of 32 pairs, as the demo)
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--demo_dir", default="out/demo")
-    parser.add_argument("--glue_dir", default=None, help="default DEMO_DIR/glue")
+    parser.add_argument("--glue_dir", default=None, help="default DEMO_DIR/pair_task")
     parser.add_argument("--recipes", default=",".join(RECIPES))
     parser.add_argument("--precisions", default="fp32,bf16")
     parser.add_argument("--seeds", default="1,2,3")
@@ -42,7 +43,7 @@ def main():
                 start = time.time()
                 result = subprocess.run(
                     [sys.executable, os.path.join(ROOT, "run_classifier.py"), "--task_name=MRPC",
-                     f"--data_dir={args.glue_dir or os.path.join(d, 'glue')}", f"--output_dir={out}",
+                     f"--data_dir={args.glue_dir or os.path.join(d, 'pair_task')}", f"--output_dir={out}",
                      f"--albert_config_file={d}/albert_config.json", f"--spm_model_file={d}/spm.model",
                      *([] if recipe.startswith("scratch") else [f"--init_checkpoint={d}/model/model.ckpt-best"]),
                      "--do_train", "--do_eval",

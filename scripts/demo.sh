@@ -86,7 +86,7 @@ if newer "$OUT/pair_serving/saved_model.pb" "$OUT/model/model.ckpt-best.index"; 
   py run_classifier.py --task_name=MRPC --data_dir="$OUT/pair_task" --output_dir="$OUT/pair_classifier" \
     --albert_config_file="$OUT/albert_config.json" --spm_model_file="$OUT/spm.model" \
     --init_checkpoint="$OUT/model/model.ckpt-best" --do_train --do_eval --max_seq_length=$SEQ \
-    --train_batch_size=32 __RECIPE__ --save_checkpoints_steps=150 --eval_batch_size=64 --mixed_precision=bf16 \
+    --train_batch_size=32 --train_step=300 --warmup_step=30 --learning_rate=2e-4 --save_checkpoints_steps=150 --eval_batch_size=64 --mixed_precision=bf16 \
     --export_dir="$OUT/pair_serving" | grep "^eval step\|^exported"
   done_step; fi
 py tools/demo_report.py finetune --output_dir="$OUT/pair_classifier" --dev_file="$OUT/pair_task/MRPC/dev.tsv" \
