@@ -1,6 +1,7 @@
 """run_pretraining.py end to end: learning, resuming after SIGKILL, original inputs, strategies, errors."""
 
 import os
+import re
 import signal
 import time
 
@@ -26,9 +27,25 @@ def test_tiny_model_overfits_original_format_records(setup):
     out = tmp_path / "out"
     result = run_pretraining(f"--input_file={records}", f"--output_dir={out}", f"--albert_config_file={config}",
                              "--train_batch_size=8", "--num_train_steps=300", "--num_warmup_steps=10",
-                             "--learning_rate=0.01", "--save_checkpoints_steps=300", "--iterations_per_loop=100",
-                             "--do_eval", "--eval_batch_size=8", "--max_eval_steps=1")
+                             "--learning_rate=0.01", "--save_checkpoints_steps=150", "--iterations_per_loop=100",
+                             "--do_eval", "--eval_batch_size=8", "--max_eval_steps=1", "--log_every_steps=50")
     assert result.returncode == 0, result.stderr[-2000:]
+    # Progress: the first (tracing) call runs one step and is reported apart; then a line every 50 steps (and at
+    # each checkpoint) with the rates.
+    lines = [line for line in result.stdout.splitlines() if line.startswith("step ")]
+    assert [int(line.split()[1].split("/")[0]) for line in lines] == [1, 51, 101, 150, 200, 250, 300]
+    assert "| first call (tracing, compiling): " in lines[0] and "examples/s" not in lines[0]
+    assert all(re.search(r"\| [\d,.]+ examples/s, [\d,]+ tokens/s, [\d,.]+ GFLOP/s \(MFU \d+%\), ETA [\d,]+ s$", line)
+               for line in lines[1:]), lines[1]
+    # eval_results.txt keeps both evaluations; they reach TensorBoard too.
+    assert (out / "eval_results.txt").read_text().count("global_step = ") == 2
+    assert len(list((out / "eval").iterdir())) == 1
+    events = sorted(p.name for p in (out / "train").iterdir())
+    rerun = run_pretraining(f"--input_file={records}", f"--output_dir={out}", f"--albert_config_file={config}",
+                            "--train_batch_size=8", "--num_train_steps=300", "--do_eval")
+    assert rerun.returncode == 0, rerun.stderr[-2000:]
+    assert rerun.stdout.splitlines()[-1].endswith("at step 300") and "\nstep " not in rerun.stdout
+    assert sorted(p.name for p in (out / "train").iterdir()) == events  # nothing to do: no new event file
     results = dict(line.split(" = ") for line in (out / "eval_results.txt").read_text().splitlines())
     assert float(results["masked_lm_accuracy"]) >= 0.95, results
     assert float(results["sentence_order_accuracy"]) >= 0.95, results
