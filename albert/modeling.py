@@ -17,6 +17,7 @@ import tensorflow as tf
 from keras import ops
 
 from albert.config import AlbertConfig
+from albert.serialization import ConfigSerializable, register
 from albert.errors import AlbertError
 
 LAYER_NORM_EPSILON = 1e-12
@@ -146,7 +147,8 @@ class FeedForwardBlock(keras.layers.Layer):
         return self.layer_norm(ops.cast(out, "float32") + ops.cast(x, "float32"))
 
 
-class AlbertEncoder(keras.Model):
+@register
+class AlbertEncoder(ConfigSerializable, keras.Model):
     """The ALBERT encoder.
 
     Call with a dict of int32 [B,T] tensors `input_ids`, `input_mask` (default all ones), `segment_ids` (default
@@ -223,3 +225,7 @@ class AlbertEncoder(keras.Model):
             "encoder_outputs": encoder_outputs,
             "embedding_output": embedding_output,
         }
+
+
+# Importing the encoder registers every Keras class of the package (keras.models.load_model of a task model).
+from albert import models  # noqa: E402,F401  (last: models imports this module)

@@ -10,9 +10,10 @@ from keras import ops
 from albert import heads
 from albert.config import AlbertConfig
 from albert.modeling import AlbertEncoder
+from albert.serialization import ConfigSerializable, register
 
 
-class _EncoderWithHeads(keras.Model):
+class _EncoderWithHeads(ConfigSerializable, keras.Model):
     """Builds every head as soon as the model is made, so weights exist before the first call (for checkpoint
     loading and parameter counts)."""
 
@@ -22,6 +23,7 @@ class _EncoderWithHeads(keras.Model):
                 getattr(self, name).build()
 
 
+@register
 class AlbertPretrainer(_EncoderWithHeads):
     """Encoder + masked-LM + sentence-order heads. Inputs add `masked_lm_positions` [B,P]; outputs add
     `mlm_logits` [B,P,V] and `sop_logits` [B,2] (float32)."""
@@ -44,16 +46,18 @@ class AlbertPretrainer(_EncoderWithHeads):
         return outputs
 
 
+@register
 class AlbertClassifier(_EncoderWithHeads):
     """GLUE classification (num_labels > 1) or regression (num_labels == 1, STS-B): outputs `logits`
     [B,num_labels] (float32)."""
 
     checkpoint_heads = ("classifier",)
+    config_arguments = ("num_labels", "dropout_prob")
 
     def __init__(self, config: AlbertConfig, num_labels: int, dropout_prob: float = 0.1,
                  name="albert_classifier", **kwargs):
         super().__init__(name=name, **kwargs)
-        self.config = config
+        self.config, self.num_labels, self.dropout_prob = config, num_labels, dropout_prob
         self.encoder = AlbertEncoder(config)
         self.classifier_head = heads.ClassificationHead(config, num_labels, dropout_prob, name="classifier")
         self.build()
@@ -64,6 +68,7 @@ class AlbertClassifier(_EncoderWithHeads):
         return outputs
 
 
+@register
 class AlbertSquadV1(_EncoderWithHeads):
     """SQuAD v1.1 span model: outputs `start_logits`, `end_logits` [B,T] (float32)."""
 
@@ -82,16 +87,19 @@ class AlbertSquadV1(_EncoderWithHeads):
         return outputs
 
 
+@register
 class AlbertSquadV2(_EncoderWithHeads):
     """SQuAD 2.0 with the original XLNet-style head. Inputs add `p_mask` [B,T] and, for the training outputs,
     `start_positions` [B]; see `heads.SquadV2Head` for the outputs of each mode."""
 
     checkpoint_heads = ("squad_v2",)
+    config_arguments = ("start_n_top", "end_n_top", "dropout_prob")
 
     def __init__(self, config: AlbertConfig, start_n_top: int = 5, end_n_top: int = 5, dropout_prob: float = 0.1,
                  name="albert_squad_v2", **kwargs):
         super().__init__(name=name, **kwargs)
-        self.config = config
+        self.config, self.start_n_top, self.end_n_top = config, start_n_top, end_n_top
+        self.dropout_prob = dropout_prob
         self.encoder = AlbertEncoder(config)
         self.squad_head = heads.SquadV2Head(config, start_n_top, end_n_top, dropout_prob, name="squad_v2")
         self.build()
@@ -103,16 +111,17 @@ class AlbertSquadV2(_EncoderWithHeads):
         return outputs
 
 
+@register
 class AlbertMultipleChoice(_EncoderWithHeads):
     """RACE multiple choice: inputs are [B,C,T]; outputs `logits` [B,C] (float32)."""
 
     checkpoint_heads = ("choice",)
+    config_arguments = ("num_choices", "dropout_prob")
 
     def __init__(self, config: AlbertConfig, num_choices: int = 4, dropout_prob: float = 0.1,
                  name="albert_multiple_choice", **kwargs):
         super().__init__(name=name, **kwargs)
-        self.config = config
-        self.num_choices = num_choices
+        self.config, self.num_choices, self.dropout_prob = config, num_choices, dropout_prob
         self.encoder = AlbertEncoder(config)
         self.choice_head = heads.MultipleChoiceHead(config, num_choices, dropout_prob, name="choice")
         self.build()
