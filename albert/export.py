@@ -23,6 +23,7 @@ import shutil
 import sys
 import unicodedata
 
+import keras
 import tensorflow as tf
 
 from albert.errors import AlbertError
@@ -295,6 +296,24 @@ def export_squad(model, version_2: bool, path: str) -> str:
 
 
 # ----------------------------------------------------------------------------------- a released model directory
+@keras.saving.register_keras_serializable(package="albert")
+class HubLayer(keras.layers.TFSMLayer):
+    """`keras.layers.TFSMLayer` for a TF Hub-style SavedModel (this project's encoder export by default endpoints)
+    that fine-tunes with any optimizer. Keras 3.15 names its copies of the SavedModel's variables `<name>:0`,
+    and optimizers with slots (Adam, AdamW, LAMB) refuse those names (`'..._word_embeddings:0_momentum' is not a
+    valid scope name`); here the `:0` suffix is dropped, nothing else changes."""
+
+    def __init__(self, filepath, call_endpoint="serve", call_training_endpoint="serve_train", trainable=True,
+                 **kwargs):
+        super().__init__(filepath, call_endpoint=call_endpoint, call_training_endpoint=call_training_endpoint,
+                         trainable=trainable, **kwargs)
+
+    def _add_existing_weight(self, weight):
+        self._track_variable(keras.Variable(initializer=weight, trainable=weight.trainable, dtype=weight.dtype,
+                                            shape=weight.shape,
+                                            name=weight.name.rsplit(":", 1)[0].replace("/", "_")))
+
+
 def albert_directory_files(directory: str, checkpoint_name: str, spm_model_file: str | None = None) -> dict:
     """{config, spm_model, spm_vocab (or None), checkpoint} of a directory laid out as the released tarballs
     (albert_config.json, 30k-clean.model / .vocab, model.ckpt-best), each checked to exist."""

@@ -184,17 +184,36 @@ class Trainer:
             sums["grad_norm"] = strategy.reduce(tf.distribute.ReduceOp.MEAN, norm, axis=None)
             return sums
 
+        # Every step runs in the one loop body below, so the numbers do not depend on how steps are grouped into
+        # calls (a step peeled off before the loop is a second copy of the graph, which graph rewrites may round
+        # differently): any --log_every_steps, and a resumed run, train the same weights. The per-call sums are
+        # variables created at the first trace (their structure is the loss function's) and zeroed after reading.
+        accumulators = {}
+
         @tf.function
         def train_loop(iterator, steps):
-            totals = one_step(iterator)
-            last_loss = totals["loss"]
-            for _ in tf.range(steps - 1):
+            for _ in tf.range(steps):
                 sums = one_step(iterator)
-                last_loss = sums["loss"]
-                totals = {k: totals[k] + sums[k] for k in totals}
-            return totals, last_loss
+                sums["last_loss"] = sums["loss"]
+                if not accumulators:
+                    with tf.init_scope():
+                        for key, value in sums.items():
+                            accumulators[key] = tf.Variable(tf.zeros(value.shape, value.dtype), trainable=False)
+                for key, value in sums.items():
+                    if key == "last_loss":
+                        accumulators[key].assign(value)
+                    else:
+                        accumulators[key].assign_add(value)
+            return {key: variable.read_value() for key, variable in accumulators.items()}
 
-        return train_loop
+        def run(iterator, steps):
+            values = train_loop(iterator, steps)
+            for variable in accumulators.values():
+                variable.assign(tf.zeros_like(variable))
+            last_loss = values.pop("last_loss")
+            return values, last_loss
+
+        return run
 
     def train_steps(self, iterator, steps: int) -> dict:
         """Run `steps` training steps from `iterator` (no checkpoint, no summary): the compiled loop `train`

@@ -190,6 +190,33 @@ def test_preprocessor_ids_equal_the_python_tokenizer(albert_dir, tmp_path):
     assert os.path.basename(got["sp"]) == "sp.model"
 
 
+def test_hub_layer_fine_tunes_the_encoder_with_adam(albert_dir, tmp_path):
+    """albert.export.HubLayer: TFSMLayer without the ':0' variable names, so Adam works (plain TFSMLayer fails)."""
+    _, hub = albert_dir
+    result = fresh(f"""
+        import numpy as np, tensorflow as tf, keras
+        from albert.export import HubLayer
+        inputs = {{k: keras.Input((12,), dtype="int32", name=k) for k in
+                  ("input_word_ids", "input_mask", "input_type_ids")}}
+        layer = HubLayer("{hub / 'encoder'}")
+        model = keras.Model(inputs, keras.layers.Dense(2)(layer(inputs)["pooled_output"]))
+        model.compile(optimizer=keras.optimizers.Adam(1e-3),
+                      loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+        before = [v.numpy().copy() for v in layer.trainable_variables]
+        rng = np.random.default_rng(0)
+        x = dict(input_word_ids=rng.integers(5, 300, (8, 12)).astype("int32"),
+                 input_mask=np.ones((8, 12), "int32"), input_type_ids=np.zeros((8, 12), "int32"))
+        y = np.arange(8) % 2
+        losses = model.fit(x, y, epochs=8, batch_size=8, verbose=0).history["loss"]
+        changed = sum(not np.array_equal(a, v.numpy()) for a, v in zip(before, layer.trainable_variables))
+        print("changed", changed, "of", len(before), "first", losses[0], "last", losses[-1],
+              "colons", sum(":" in v.name for v in layer.weights))
+    """, tmp_path, env_extra={"PYTHONPATH": ROOT})
+    words = result.stdout.split()
+    changed, total, first, last, colons = int(words[1]), int(words[3]), float(words[5]), float(words[7]), int(words[9])
+    assert total > 10 and changed == total and last < first and colons == 0
+
+
 def test_keras3_fine_tunes_the_encoder_through_tfsmlayer(albert_dir, tmp_path):
     _, hub = albert_dir
     result = fresh(f"""

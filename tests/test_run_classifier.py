@@ -41,10 +41,10 @@ def test_train_eval_predict_and_output_files(tmp_path):
     common = setup_task(tmp_path)
     out = tmp_path / "out"
     result = run(*common, "--task_name=RTE", f"--output_dir={out}", "--do_train", "--do_eval", "--do_predict",
-                 "--train_batch_size=32", "--train_step=300", "--warmup_step=30", "--learning_rate=3e-3",
+                 "--train_batch_size=32", "--train_step=300", "--warmup_step=30", "--learning_rate=1e-3",
                  "--save_checkpoints_steps=100", "--iterations_per_loop=100", "--eval_batch_size=32",
-                 # Tiny models on tiny tasks are seed-sensitive (seed 12345 stays at chance on this one, as small
-                 # GLUE tasks do with real models); seed 1 learns it, like the in-process test's seed.
+                 # lr 1e-3 learns this task with seeds 1, 2 and 3; 3e-3 sits at the edge where a tiny model
+                 # collapses to one class for some seeds (as small GLUE tasks do with real models).
                  "--random_seed=1")
     assert result.returncode == 0, result.stderr[-3000:]
     lines = (out / "eval_results.txt").read_text().splitlines()

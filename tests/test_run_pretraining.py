@@ -167,3 +167,26 @@ def test_accumulation_xla_and_fp16_paths_train(setup):
     assert abs(runs["accumulate"][1] - runs["plain"][1]) < 0.02
     assert abs(runs["xla"][1] - runs["plain"][1]) < 1e-4
     assert abs(runs["fp16"][1] - runs["plain"][1]) < 0.05
+
+
+@pytest.mark.slow
+def test_weights_do_not_depend_on_how_steps_are_grouped_into_calls(setup):
+    """Every step runs in the one compiled loop body: logging every step, every 7 steps or every ~30 s trains the
+    same weights, bit for bit."""
+    tmp_path, records, config = setup
+    common = [f"--input_file={records}", f"--albert_config_file={config}", "--train_batch_size=4",
+              "--num_train_steps=20", "--num_warmup_steps=2", "--learning_rate=0.005", "--save_checkpoints_steps=20",
+              "--iterations_per_loop=20"]
+    weights = []
+    for every in (1, 7, 0):
+        out = tmp_path / f"every_{every}"
+        result = run_pretraining(*common, f"--output_dir={out}", f"--log_every_steps={every}")
+        assert result.returncode == 0, result.stderr[-2000:]
+        reader = tf.train.load_checkpoint(str(out / "model.ckpt-20"))
+        weights.append({name: reader.get_tensor(name) for name in reader.get_variable_to_shape_map()
+                        if name.endswith("VARIABLE_VALUE")})  # model, optimizer slots and step
+    assert len(weights[0]) > 10
+    for other in weights[1:]:
+        assert other.keys() == weights[0].keys()
+        for name in weights[0]:
+            np.testing.assert_array_equal(other[name], weights[0][name], err_msg=name)

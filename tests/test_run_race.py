@@ -56,7 +56,7 @@ def test_learns_a_four_choice_task_and_writes_predictions(tmp_path):
     out = tmp_path / "out"
     common_args = common(tmp_path)
     result = run(*common_args, f"--output_dir={out}", "--do_train", "--do_eval", "--do_predict",
-                 "--train_batch_size=16", "--train_step=200", "--warmup_step=20", "--learning_rate=3e-3",
+                 "--train_batch_size=16", "--train_step=200", "--warmup_step=20", "--learning_rate=1e-3",
                  "--save_checkpoints_steps=100", "--iterations_per_loop=100", "--eval_batch_size=8",
                  "--random_seed=1")
     assert result.returncode == 0, result.stderr[-3000:]
