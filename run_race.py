@@ -109,7 +109,7 @@ def main(argv):
         dataset = race_dataset([path], FLAGS.max_seq_length, batch_size, False)
         logits = []
         for batch, _ in zip(dataset, range(math.ceil(len(examples) / batch_size))):
-            logits.append(model({k: batch[k] for k in ("input_ids", "input_mask", "segment_ids")})["logits"].numpy())
+            logits.append(model({k: batch[k] for k in ("input_ids", "input_mask", "segment_ids")}).numpy())
         return np.concatenate(logits)[:len(examples)].argmax(-1), examples
 
     def evaluate(step, _path=None):

@@ -202,7 +202,7 @@ def export_encoder(encoder, path: str, assets: dict | None = None, mlm_model=Non
         if mlm_model is None:
             return _hub_outputs(encoder(features, training=training))
         features["masked_lm_positions"] = inputs["masked_lm_positions"]
-        outputs = mlm_model(features, training=training)
+        outputs = mlm_model.with_hidden_states(features, training=training)
         return dict(_hub_outputs(outputs), mlm_logits=outputs["mlm_logits"], sop_logits=outputs["sop_logits"])
 
     root.__call__ = tf.function(call)
@@ -266,7 +266,7 @@ def export_classifier(model, sp_model_file: str, do_lower_case: bool, labels: li
 
     def classify(inputs):
         segments = [root.tokenizer.tokenize(inputs[name]) for name in names]
-        logits = model(_encoder_inputs(root.tokenizer.pack(segments, seq_length)), training=False)["logits"]
+        logits = model(_encoder_inputs(root.tokenizer.pack(segments, seq_length)), training=False)
         if not labels:
             return {"predictions": logits[:, 0], "logits": logits}
         return {"probabilities": tf.nn.softmax(logits, -1), "logits": logits,

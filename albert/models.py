@@ -1,7 +1,9 @@
 """Keras models made of the encoder and a head: pretraining (MLM + SOP) and the fine-tuning tasks.
 
 Each model keeps its encoder as `.encoder` and its heads under fixed attribute names, which the checkpoint name
-table (`albert/checkpoints.py`) uses; `checkpoint_heads` says which head tables apply.
+table (`albert/checkpoints.py`) uses; `checkpoint_heads` says which head tables apply. A task model's output is its
+task output only (the classifier's logits, SQuAD's start/end logits, ...), so `compile`/`fit`/`predict` work with
+stock Keras losses and metrics and `predict` returns nothing else; the hidden states are `model.encoder(inputs)`.
 """
 
 import keras
@@ -25,10 +27,11 @@ class _EncoderWithHeads(ConfigSerializable, keras.Model):
 
 @register
 class AlbertPretrainer(_EncoderWithHeads):
-    """Encoder + masked-LM + sentence-order heads. Inputs add `masked_lm_positions` [B,P]; outputs add
-    `mlm_logits` [B,P,V] and `sop_logits` [B,2] (float32)."""
+    """Encoder + masked-LM + sentence-order heads. Inputs add `masked_lm_positions` [B,P]; outputs
+    {`mlm_logits` [B,P,V], `sop_logits` [B,2]} (float32); `with_hidden_states` adds the encoder's outputs."""
 
     checkpoint_heads = ("mlm", "sop")
+    serving_inputs = {"input_ids": 2, "input_mask": 2, "segment_ids": 2, "masked_lm_positions": 2}
 
     def __init__(self, config: AlbertConfig, name="albert_pretrainer", **kwargs):
         super().__init__(name=name, **kwargs)
@@ -39,6 +42,11 @@ class AlbertPretrainer(_EncoderWithHeads):
         self.build()
 
     def call(self, inputs, training=None):
+        outputs = self.with_hidden_states(inputs, training=training)
+        return {"mlm_logits": outputs["mlm_logits"], "sop_logits": outputs["sop_logits"]}
+
+    def with_hidden_states(self, inputs, training=None) -> dict:
+        """The encoder's outputs (sequence, pooled, every block's, embeddings) and the two heads' logits."""
         outputs = dict(self.encoder(inputs, training=training))
         outputs["mlm_logits"] = self.mlm_head(outputs["sequence_output"], inputs["masked_lm_positions"],
                                               self.encoder.embeddings.word_embeddings)
@@ -48,8 +56,8 @@ class AlbertPretrainer(_EncoderWithHeads):
 
 @register
 class AlbertClassifier(_EncoderWithHeads):
-    """GLUE classification (num_labels > 1) or regression (num_labels == 1, STS-B): outputs `logits`
-    [B,num_labels] (float32)."""
+    """GLUE classification (num_labels > 1) or regression (num_labels == 1, STS-B): the logits [B,num_labels]
+    (float32)."""
 
     checkpoint_heads = ("classifier",)
     config_arguments = ("num_labels", "dropout_prob")
@@ -63,14 +71,12 @@ class AlbertClassifier(_EncoderWithHeads):
         self.build()
 
     def call(self, inputs, training=None):
-        outputs = dict(self.encoder(inputs, training=training))
-        outputs["logits"] = self.classifier_head(outputs["pooled_output"], training=training)
-        return outputs
+        return self.classifier_head(self.encoder(inputs, training=training)["pooled_output"], training=training)
 
 
 @register
 class AlbertSquadV1(_EncoderWithHeads):
-    """SQuAD v1.1 span model: outputs `start_logits`, `end_logits` [B,T] (float32)."""
+    """SQuAD v1.1 span model: {`start_logits`, `end_logits`} [B,T] (float32)."""
 
     checkpoint_heads = ("squad_v1",)
 
@@ -82,9 +88,7 @@ class AlbertSquadV1(_EncoderWithHeads):
         self.build()
 
     def call(self, inputs, training=None):
-        outputs = dict(self.encoder(inputs, training=training))
-        outputs.update(self.squad_head(outputs["sequence_output"], training=training))
-        return outputs
+        return dict(self.squad_head(self.encoder(inputs, training=training)["sequence_output"], training=training))
 
 
 @register
@@ -94,6 +98,7 @@ class AlbertSquadV2(_EncoderWithHeads):
 
     checkpoint_heads = ("squad_v2",)
     config_arguments = ("start_n_top", "end_n_top", "dropout_prob")
+    serving_inputs = {"input_ids": 2, "input_mask": 2, "segment_ids": 2, "p_mask": 2}
 
     def __init__(self, config: AlbertConfig, start_n_top: int = 5, end_n_top: int = 5, dropout_prob: float = 0.1,
                  name="albert_squad_v2", **kwargs):
@@ -105,18 +110,18 @@ class AlbertSquadV2(_EncoderWithHeads):
         self.build()
 
     def call(self, inputs, training=None):
-        outputs = dict(self.encoder(inputs, training=training))
-        outputs.update(self.squad_head(outputs["sequence_output"], inputs["p_mask"],
-                                       start_positions=inputs.get("start_positions"), training=training))
-        return outputs
+        sequence_output = self.encoder(inputs, training=training)["sequence_output"]
+        return dict(self.squad_head(sequence_output, inputs["p_mask"], start_positions=inputs.get("start_positions"),
+                                    training=training))
 
 
 @register
 class AlbertMultipleChoice(_EncoderWithHeads):
-    """RACE multiple choice: inputs are [B,C,T]; outputs `logits` [B,C] (float32)."""
+    """RACE multiple choice: inputs are [B,C,T]; the logits [B,C] (float32)."""
 
     checkpoint_heads = ("choice",)
     config_arguments = ("num_choices", "dropout_prob")
+    serving_inputs = {"input_ids": 3, "input_mask": 3, "segment_ids": 3}
 
     def __init__(self, config: AlbertConfig, num_choices: int = 4, dropout_prob: float = 0.1,
                  name="albert_multiple_choice", **kwargs):
@@ -129,6 +134,4 @@ class AlbertMultipleChoice(_EncoderWithHeads):
     def call(self, inputs, training=None):
         flat = {key: ops.reshape(value, (-1, ops.shape(value)[-1])) for key, value in inputs.items()
                 if key in ("input_ids", "input_mask", "segment_ids")}
-        outputs = dict(self.encoder(flat, training=training))
-        outputs["logits"] = self.choice_head(outputs["pooled_output"], training=training)
-        return outputs
+        return self.choice_head(self.encoder(flat, training=training)["pooled_output"], training=training)

@@ -17,6 +17,8 @@ class ConfigSerializable:
     names of its other constructor arguments in `config_arguments`; each is stored as an attribute of that name."""
 
     config_arguments: tuple = ()
+    # {input name: rank} of the model's inputs (int32), for `export` without an input signature.
+    serving_inputs: dict = {"input_ids": 2, "input_mask": 2, "segment_ids": 2}
 
     def get_config(self) -> dict:
         values = {"name": self.name, "trainable": self.trainable, "config": self.config.to_dict()}
@@ -44,6 +46,17 @@ class ConfigSerializable:
         finally:
             if os.path.exists(tmp):
                 os.remove(tmp)
+
+
+    def export(self, filepath, format="tf_saved_model", verbose=None, input_signature=None, **kwargs):
+        """keras.Model.export with the model's own input signature by default: a dict of int32 tensors of any
+        batch and length (`serving_inputs`), so an exported model needs no call first."""
+        if input_signature is None:
+            import tensorflow as tf
+
+            input_signature = [{name: tf.TensorSpec([None] * rank, tf.int32, name=name)
+                                for name, rank in self.serving_inputs.items()}]
+        return super().export(filepath, format=format, verbose=verbose, input_signature=input_signature, **kwargs)
 
 
 def register(cls):

@@ -28,7 +28,7 @@ inputs = {k: np.concatenate([golden[k], golden[k][:1]]) for k in keys}  # 4 rows
 
 single = AlbertPretrainer(config)
 load_original_checkpoint(single, directory + "/model.ckpt")
-expected = single(inputs)
+expected = single.with_hidden_states(inputs)
 
 strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
 with strategy.scope():
@@ -38,7 +38,7 @@ dataset = strategy.experimental_distribute_dataset(tf.data.Dataset.from_tensor_s
 
 @tf.function
 def forward(batch):
-    return strategy.run(lambda b: model(b, training=False), args=(batch,))
+    return strategy.run(lambda b: model.with_hidden_states(b, training=False), args=(batch,))
 
 outputs = forward(next(iter(dataset)))
 result = {"replicas": strategy.num_replicas_in_sync,

@@ -31,7 +31,9 @@ def test_mlm_head_scores_only_the_masked_positions_with_tied_embeddings():
     model = AlbertPretrainer(config)
     batch = padded_batch(config, predictions=3)
     out = model(batch)
-    seq = np.asarray(out["sequence_output"], np.float64)
+    assert sorted(out) == ["mlm_logits", "sop_logits"]
+    hidden = model.encoder(batch)
+    seq = np.asarray(hidden["sequence_output"], np.float64)
     head = model.mlm_head
     assert out["mlm_logits"].shape == (3, 3, config.vocab_size)  # [B,P,V], never [B,T,V]
     x = gelu(seq @ w(head.dense.kernel) + w(head.dense.bias))
@@ -39,7 +41,7 @@ def test_mlm_head_scores_only_the_masked_positions_with_tied_embeddings():
     full = x @ w(model.encoder.embeddings.word_embeddings).T + w(head.output_bias)
     expected = np.take_along_axis(full, batch["masked_lm_positions"][:, :, None], axis=1)
     np.testing.assert_allclose(np.asarray(out["mlm_logits"]), expected, atol=2e-5)
-    pooled = np.asarray(out["pooled_output"], np.float64)
+    pooled = np.asarray(hidden["pooled_output"], np.float64)
     sop = pooled @ w(model.sop_head.output_weights).T + w(model.sop_head.output_bias)  # weights are [2, H]
     np.testing.assert_allclose(np.asarray(out["sop_logits"]), sop, atol=2e-5)
 
@@ -49,12 +51,13 @@ def test_classifier_head_and_dropout(num_labels):
     config = tiny_config()
     model = AlbertClassifier(config, num_labels=num_labels, dropout_prob=0.5)
     batch = padded_batch(config)
-    out = model(batch)
+    logits = model(batch)  # the task output only; the hidden states are model.encoder's
     head = model.classifier_head
     assert head.output_weights.shape == (num_labels, config.hidden_size)
-    expected = np.asarray(out["pooled_output"], np.float64) @ w(head.output_weights).T + w(head.output_bias)
-    np.testing.assert_allclose(np.asarray(out["logits"]), expected, atol=2e-5)
-    trained = np.asarray(model(batch, training=True)["logits"])
+    pooled = model.encoder(batch)["pooled_output"]
+    expected = np.asarray(pooled, np.float64) @ w(head.output_weights).T + w(head.output_bias)
+    np.testing.assert_allclose(np.asarray(logits), expected, atol=2e-5)
+    trained = np.asarray(model(batch, training=True))
     assert np.abs(trained - expected).max() > 1e-4  # the head's dropout acts in training only
 
 
@@ -62,7 +65,8 @@ def test_squad_v1_head():
     config = tiny_config()
     model = AlbertSquadV1(config)
     out = model(padded_batch(config))
-    seq = np.asarray(out["sequence_output"], np.float64)
+    assert sorted(out) == ["end_logits", "start_logits"]
+    seq = np.asarray(model.encoder(padded_batch(config))["sequence_output"], np.float64)
     logits = seq @ w(model.squad_head.output_weights).T + w(model.squad_head.output_bias)
     np.testing.assert_allclose(np.asarray(out["start_logits"]), logits[..., 0], atol=2e-5)
     np.testing.assert_allclose(np.asarray(out["end_logits"]), logits[..., 1], atol=2e-5)
@@ -73,12 +77,12 @@ def test_multiple_choice_head_scores_each_option():
     model = AlbertMultipleChoice(config, num_choices=4)
     batch = padded_batch(config, batch=8)
     inputs = {k: batch[k].reshape(2, 4, -1) for k in ("input_ids", "input_mask", "segment_ids")}
-    out = model(inputs)
-    assert out["logits"].shape == (2, 4)
+    logits = model(inputs)
+    assert logits.shape == (2, 4)
     single = model.encoder({k: batch[k][5:6] for k in ("input_ids", "input_mask", "segment_ids")})
     head = model.choice_head
     expected = np.asarray(single["pooled_output"], np.float64) @ w(head.output_weights).T + w(head.output_bias)
-    np.testing.assert_allclose(np.asarray(out["logits"])[1, 1], expected[0, 0], atol=2e-5)
+    np.testing.assert_allclose(np.asarray(logits)[1, 1], expected[0, 0], atol=2e-5)
 
 
 def squad_v2_reference(head, seq, p_mask, start_positions=None, start_n_top=2, end_n_top=3):
@@ -133,9 +137,10 @@ def test_squad_v2_head_matches_reference(training_outputs):
         inputs["start_positions"] = np.array([4, 3, 5], np.int32)
     out = model(inputs)
     assert model.squad_head.answer_dense_1.bias is None  # answer_class/dense_1 has no bias in the original
-    expected = squad_v2_reference(model.squad_head, np.asarray(out["sequence_output"], np.float64), p_mask,
+    sequence_output = model.encoder(batch)["sequence_output"]
+    expected = squad_v2_reference(model.squad_head, np.asarray(sequence_output, np.float64), p_mask,
                                   inputs.get("start_positions"))
-    assert sorted(expected) == sorted(k for k in out if k in expected)
+    assert sorted(expected) == sorted(out)  # the head's outputs, nothing else
     for key, value in expected.items():
         got = np.asarray(out[key])
         if key.endswith("index"):

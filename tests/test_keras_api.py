@@ -19,12 +19,12 @@ IDS = np.array([[2, 5, 6, 7, 3, 0], [2, 9, 3, 11, 12, 3]], "int32")
 BASE = {"input_ids": IDS, "input_mask": (IDS > 0).astype("int32"), "segment_ids": np.array([[0] * 6, [0, 0, 0, 1, 1, 1]],
                                                                                           "int32")}
 MODELS = {  # class name -> (constructor arguments, inputs, output compared)
-    "AlbertClassifier": ({"num_labels": 3}, BASE, "logits"),
+    "AlbertClassifier": ({"num_labels": 3}, BASE, None),
     "AlbertPretrainer": ({}, {**BASE, "masked_lm_positions": np.array([[1, 2], [3, 4]], "int32")}, "mlm_logits"),
     "AlbertSquadV1": ({}, BASE, "start_logits"),
     "AlbertSquadV2": ({"start_n_top": 2, "end_n_top": 2},
                       {**BASE, "p_mask": np.array([[1, 1, 0, 0, 1, 1]] * 2, "int32")}, "cls_logits"),
-    "AlbertMultipleChoice": ({"num_choices": 2}, {k: np.stack([v, v[::-1]], 1) for k, v in BASE.items()}, "logits"),
+    "AlbertMultipleChoice": ({"num_choices": 2}, {k: np.stack([v, v[::-1]], 1) for k, v in BASE.items()}, None),
 }
 
 
@@ -37,7 +37,8 @@ def saved(tmp_path_factory):
     for name, (arguments, inputs, key) in MODELS.items():
         keras.utils.set_random_seed(1)
         model = getattr(albert, name)(config, **arguments)
-        expected[name] = np.asarray(model(inputs)[key])
+        outputs = model(inputs)
+        expected[name] = np.asarray(outputs[key] if key else outputs)
         model.save(str(directory / f"{name}.keras"))
         np.savez(directory / f"{name}.npz", **inputs)
     # The encoder as a layer of a functional model.
@@ -58,7 +59,7 @@ def test_keras_files_reload_in_a_fresh_process_with_the_same_outputs(saved):
         import numpy as np
         import keras
         outputs = {{}}
-        for name, key in {[(n, m[2]) for n, m in MODELS.items()] + [("functional", None)]!r}:
+        for name, key in {[(n, m[2]) for n, m in MODELS.items()] + [("functional", None)]!r}:  # key None: a tensor
             model = keras.models.load_model(f"{{name}}.keras")
             out = model(dict(np.load(f"{{name}}.npz")))
             outputs[name] = np.asarray(out[key] if key else out)
@@ -97,3 +98,62 @@ def test_a_failed_save_leaves_no_file(tmp_path, monkeypatch):
     with pytest.raises(OSError, match="disk full"):
         model.save(str(tmp_path / "m.keras"))
     assert os.listdir(tmp_path) == []
+
+
+def test_export_without_a_call_serves_the_same_outputs(tmp_path):
+    import tensorflow as tf
+
+    config = albert.AlbertConfig(**CONFIG)
+    for name, (arguments, inputs, key) in MODELS.items():
+        keras.utils.set_random_seed(3)
+        model = getattr(albert, name)(config, **arguments)
+        model.export(str(tmp_path / name), verbose=False)  # never called: the signature is the model's own
+        reloaded = tf.saved_model.load(str(tmp_path / name))  # kept: its variables live as long as it does
+        served = reloaded.serve({k: tf.constant(v) for k, v in inputs.items()})
+        expected = model(inputs)
+        if key is None:
+            np.testing.assert_allclose(served.numpy(), np.asarray(expected), atol=1e-6, err_msg=name)
+        else:
+            assert sorted(served) == sorted(expected), name  # the task outputs, nothing else
+            for output in expected:
+                np.testing.assert_allclose(served[output].numpy(), np.asarray(expected[output]), atol=1e-6,
+                                           err_msg=f"{name} {output}")
+
+
+def toy_task(rows=96, length=8, seed=0):
+    """Label 1 when token 7 occurs in the sequence: learnable in a few epochs by a tiny model."""
+    rng = np.random.default_rng(seed)
+    ids = rng.integers(8, 50, (rows, length)).astype("int32")
+    labels = (rng.random(rows) < 0.5).astype("int32")
+    ids[labels == 1, rng.integers(1, length, int(labels.sum()))] = 7
+    ids[:, 0] = 2
+    return {"input_ids": ids, "input_mask": np.ones_like(ids), "segment_ids": np.zeros_like(ids)}, labels
+
+
+def test_fit_evaluate_predict_with_stock_losses_and_metrics():
+    keras.utils.set_random_seed(4)
+    x, y = toy_task()
+    model = albert.AlbertClassifier(albert.AlbertConfig(**CONFIG), num_labels=2)
+    model.compile(optimizer=keras.optimizers.Adam(3e-3),
+                  loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"])
+    history = model.fit(x, y, epochs=12, batch_size=16, verbose=0).history
+    assert history["loss"][-1] < 0.5 * history["loss"][0] and history["accuracy"][-1] >= 0.9, history
+    loss, accuracy = model.evaluate(x, y, verbose=0)
+    assert accuracy >= 0.9 and loss < history["loss"][0]
+    predictions = model.predict(x, verbose=0)
+    assert isinstance(predictions, np.ndarray) and predictions.shape == (len(y), 2)  # only the logits
+    np.testing.assert_allclose(predictions, np.asarray(model(x)), atol=1e-5)
+
+
+def test_squad_v1_fits_with_a_loss_per_output():
+    keras.utils.set_random_seed(5)
+    x, _ = toy_task(rows=64)
+    starts = np.argmax(x["input_ids"] == 7, axis=1).astype("int32")  # 0 ([CLS]) where there is no 7
+    model = albert.AlbertSquadV1(albert.AlbertConfig(**CONFIG))
+    loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    model.compile(optimizer=keras.optimizers.Adam(3e-3), loss={"start_logits": loss, "end_logits": loss},
+                  metrics={"start_logits": ["accuracy"]})
+    history = model.fit(x, {"start_logits": starts, "end_logits": starts}, epochs=10, batch_size=16,
+                        verbose=0).history
+    assert history["loss"][-1] < 0.5 * history["loss"][0], history
+    assert sorted(model.predict(x, verbose=0)) == ["end_logits", "start_logits"]

@@ -30,7 +30,7 @@ def test_pretrainer_matches_pytorch_reference(case):
     report = load_original_checkpoint(model, os.path.join(directory, "model.ckpt"))
     assert report.missing == [] and report.unused == []
     assert report.ignored == ["bert/pooler/dense/kernel/adam_m", "global_step"]
-    outputs = model({k: golden[k] for k in INPUTS}, training=False)
+    outputs = model.with_hidden_states({k: golden[k] for k in INPUTS}, training=False)
     for key in ("sequence_output", "pooled_output", "mlm_logits", "sop_logits"):
         np.testing.assert_allclose(np.asarray(outputs[key]), golden[key], atol=1e-5, rtol=0, err_msg=key)
     # The check is not vacuous: the outputs are far from zero and differ between examples.
@@ -62,5 +62,5 @@ def test_wrong_attention_mask_would_be_caught():
     load_original_checkpoint(model, os.path.join(directory, "model.ckpt"))
     inputs = {k: golden[k] for k in INPUTS}
     inputs["input_mask"] = np.ones_like(inputs["input_mask"])
-    outputs = model(inputs)
+    outputs = model.with_hidden_states(inputs)
     assert np.abs(np.asarray(outputs["sequence_output"])[2] - golden["sequence_output"][2]).max() > 1e-2

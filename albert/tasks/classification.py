@@ -54,7 +54,7 @@ def classification_loss(model, batch, training):
     """Mean cross-entropy (classification) or mean squared error (regression, one output), weighted by
     `is_real_example`; metric (of the training batches, next to the loss): accuracy, for classification. Dev
     metrics (eval_accuracy, eval_loss, ...) come from the runner's evaluation, never from training batches."""
-    logits = model({k: batch[k] for k in MODEL_INPUTS}, training=training)["logits"]
+    logits = model({k: batch[k] for k in MODEL_INPUTS}, training=training)
     real = tf.cast(tf.reshape(batch["is_real_example"], [-1]), tf.float32)
     labels = tf.reshape(batch["label_ids"], [-1])
     count = tf.reduce_sum(real)
@@ -73,5 +73,5 @@ def predict(model, dataset, steps: int) -> np.ndarray:
     """Logits of `steps` batches (one device: prediction is cheap)."""
     outputs = []
     for batch, _ in zip(dataset, range(steps)):
-        outputs.append(model({k: batch[k] for k in MODEL_INPUTS}, training=False)["logits"].numpy())
+        outputs.append(model({k: batch[k] for k in MODEL_INPUTS}, training=False).numpy())
     return np.concatenate(outputs) if outputs else np.zeros((0, 1))

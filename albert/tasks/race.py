@@ -129,7 +129,7 @@ def race_loss(model, batch, training):
     """Mean cross-entropy over the four options; metrics: loss and accuracy."""
     import tensorflow as tf
 
-    logits = model({k: batch[k] for k in ("input_ids", "input_mask", "segment_ids")}, training=training)["logits"]
+    logits = model({k: batch[k] for k in ("input_ids", "input_mask", "segment_ids")}, training=training)
     labels = tf.cast(tf.reshape(batch["label_ids"], [-1]), tf.int32)
     real = tf.cast(tf.reshape(batch["is_real_example"], [-1]), tf.float32)
     nll = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
