@@ -19,6 +19,7 @@ _EXPORTS = {
     "AlbertSquadV1": "albert.models",
     "AlbertSquadV2": "albert.models",
     "AlbertMultipleChoice": "albert.models",
+    "AlbertPreprocessor": "albert.preprocessing",
     "LoadReport": "albert.checkpoints",
     "load_original_checkpoint": "albert.checkpoints",
     "save_original_checkpoint": "albert.checkpoints",
@@ -37,11 +38,11 @@ def __dir__():
     return __all__
 
 
-_KERAS_MODULES = ("albert.modeling", "albert.models")  # the modules that register Keras classes
+_KERAS_MODULES = ("albert.modeling", "albert.models", "albert.preprocessing")  # the modules that register Keras classes
 # What importing them imports of this package: while one of these is half-imported, registering now would be a
 # circular import; that import registers everything itself when it completes (modeling imports models last).
 _CHAIN = ("albert.errors", "albert.config", "albert.serialization", "albert.modeling", "albert.heads",
-          "albert.models")
+          "albert.models", "albert.preprocessing")
 _HOOKED = ("keras", "tensorflow")
 
 

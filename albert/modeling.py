@@ -202,13 +202,12 @@ class AlbertEncoder(ConfigSerializable, keras.Model):
         self.pooler.build((None, c.hidden_size))
 
     def call(self, inputs, training=None):
-        input_ids = inputs["input_ids"]
+        # Keras may hand integer features over as floats (its default input dtype, e.g. fit under a strategy).
+        input_ids = ops.cast(inputs["input_ids"], "int32")
         input_mask = inputs.get("input_mask")
         segment_ids = inputs.get("segment_ids")
-        if input_mask is None:
-            input_mask = ops.ones_like(input_ids)
-        if segment_ids is None:
-            segment_ids = ops.zeros_like(input_ids)
+        input_mask = ops.ones_like(input_ids) if input_mask is None else ops.cast(input_mask, "int32")
+        segment_ids = ops.zeros_like(input_ids) if segment_ids is None else ops.cast(segment_ids, "int32")
         embedding_output = self.embeddings(input_ids, segment_ids, training=training)
         x = embedding_output
         if self.embedding_projection is not None:

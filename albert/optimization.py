@@ -6,13 +6,17 @@
   norm is 0), with the same exclusions.
 - The schedule: linear warmup over `num_warmup_steps` from `start_warmup_step`, then polynomial decay to 0 at
   `num_train_steps`, computed from the raw step as the original does.
-- Gradients reach `apply` already all-reduced across replicas and clipped to global norm 1.0 by the training loop
-  (albert/training.py), so this optimizer does not all-reduce again (Keras's default would sum twice).
+- Gradients are all-reduced across replicas, made dense (an embedding's `IndexedSlices`) and clipped to global
+  norm `clip_norm` in that order, then applied; `create_optimizer` sets clip_norm 1.0, the clipping the
+  original's create_optimizer did (the optimizer class alone, as the original's, does not clip). The project's training loop
+  (albert/training.py) does the first three itself and sets `gradients_reduced_and_clipped`; in `model.fit` the
+  optimizer does them, so `compile(optimizer=create_optimizer(...))` trains as the loop does, on any strategy.
 """
 
 import re
 
 import keras
+import tensorflow as tf
 from keras import ops
 
 from albert.errors import AlbertError
@@ -56,9 +60,11 @@ class AlbertOptimizer(keras.optimizers.Optimizer):
     def __init__(self, learning_rate, layer_adaptation: bool, variable_names: dict | None = None,
                  weight_decay_rate: float = 0.01, beta_1: float = 0.9, beta_2: float = 0.999,
                  epsilon: float = 1e-6, exclude_from_weight_decay=EXCLUDE_FROM_WEIGHT_DECAY,
-                 exclude_from_layer_adaptation=None, name=None, **kwargs):
+                 exclude_from_layer_adaptation=None, clip_norm: float | None = None, name=None, **kwargs):
         super().__init__(learning_rate=learning_rate, name=name or ("lamb" if layer_adaptation else "adamw"),
                          **kwargs)
+        self.clip_norm = clip_norm
+        self.gradients_reduced_and_clipped = False  # set by albert.training.Trainer, which does both itself
         self.layer_adaptation = layer_adaptation
         self.variable_names = dict(variable_names or {})
         self.weight_decay_rate = weight_decay_rate
@@ -103,12 +109,25 @@ class AlbertOptimizer(keras.optimizers.Optimizer):
         self.assign_sub(variable, lr * update)
 
     def _all_reduce_sum_gradients(self, grads_and_vars):
-        return grads_and_vars  # the training loop has all-reduced (and clipped) them already
+        """Keras calls this in the replica context just before the update: all-reduce (Keras's), then dense, then
+        the global-norm clip, as the training loop does -- unless the loop has done all three already."""
+        grads_and_vars = list(grads_and_vars)
+        if self.gradients_reduced_and_clipped:
+            return grads_and_vars
+        grads_and_vars = super()._all_reduce_sum_gradients(grads_and_vars)
+        present = [i for i, (g, _) in enumerate(grads_and_vars) if g is not None]
+        grads = [tf.convert_to_tensor(grads_and_vars[i][0]) for i in present]
+        if self.clip_norm and grads:
+            grads, _ = tf.clip_by_global_norm(grads, self.clip_norm)
+        out = list(grads_and_vars)
+        for i, g in zip(present, grads):
+            out[i] = (g, grads_and_vars[i][1])
+        return out
 
     def get_config(self):
         config = super().get_config()
         config.update(layer_adaptation=self.layer_adaptation, weight_decay_rate=self.weight_decay_rate,
-                      beta_1=self.beta_1, beta_2=self.beta_2, epsilon=self.epsilon)
+                      beta_1=self.beta_1, beta_2=self.beta_2, epsilon=self.epsilon, clip_norm=self.clip_norm)
         return config
 
 
@@ -124,4 +143,4 @@ def create_optimizer(learning_rate: float, num_train_steps: int, num_warmup_step
 
         names = {id(variable): name for name, variable in original_variable_map(model).items()}
     schedule = WarmupPolynomialDecay(learning_rate, num_train_steps, num_warmup_steps, poly_power, start_warmup_step)
-    return AlbertOptimizer(schedule, layer_adaptation=optimizer == "lamb", variable_names=names)
+    return AlbertOptimizer(schedule, layer_adaptation=optimizer == "lamb", variable_names=names, clip_norm=1.0)

@@ -67,6 +67,8 @@ class Trainer:
     def __init__(self, strategy, model, optimizer, loss_fn, config: LoopConfig, loss_scaling: bool = False):
         self.strategy, self.model, self.loss_fn, self.config = strategy, model, loss_fn, config
         self.optimizer = keras.optimizers.LossScaleOptimizer(optimizer) if loss_scaling else optimizer
+        if hasattr(optimizer, "gradients_reduced_and_clipped"):
+            optimizer.gradients_reduced_and_clipped = True  # this loop all-reduces and clips (_replica_apply)
         self.loss_scaling = loss_scaling
         with strategy.scope():
             self.optimizer.build(model.trainable_variables)

@@ -157,3 +157,137 @@ def test_squad_v1_fits_with_a_loss_per_output():
                         verbose=0).history
     assert history["loss"][-1] < 0.5 * history["loss"][0], history
     assert sorted(model.predict(x, verbose=0)) == ["end_logits", "start_logits"]
+
+
+# ------------------------------------------------------------------------------------------------ optimizers
+OPTIMIZER_SCRIPT = r"""
+import json, sys
+import numpy as np
+import tensorflow as tf
+
+cpu = tf.config.list_physical_devices("CPU")[0]
+tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
+
+import keras
+import albert
+from albert.optimization import create_optimizer
+from albert.tasks.classification import classification_loss
+from albert.training import LoopConfig, Trainer
+
+config = albert.AlbertConfig(**json.loads(sys.argv[1]))
+rng = np.random.default_rng(0)
+ids = rng.integers(5, 50, (24, 8)).astype("int32")  # repeated tokens: the embedding gradient has duplicate rows
+x = {"input_ids": ids, "input_mask": np.ones_like(ids), "segment_ids": np.zeros_like(ids)}
+y = (ids[:, 1] > 27).astype("int32")
+results = {}
+
+
+def build(strategy, kind):
+    with strategy.scope():
+        keras.utils.set_random_seed(7)
+        model = albert.AlbertClassifier(config, num_labels=2, dropout_prob=0.0)
+        optimizer = create_optimizer(3e-3, 10, 2, kind, model=model)
+    return model, optimizer
+
+
+for kind in ("adamw", "lamb"):
+    one = tf.distribute.OneDeviceStrategy("/cpu:0")
+    model, optimizer = build(one, kind)  # the project's training loop, 3 steps of 8
+    trainer = Trainer(one, model, optimizer, classification_loss,
+                      LoopConfig(output_dir=sys.argv[2], num_train_steps=3, global_batch_size=8, steps_per_loop=3,
+                                 save_checkpoints_steps=3))
+    batches = tf.data.Dataset.from_tensor_slices(dict(x, label_ids=y[:, None], is_real_example=np.ones((24, 1),
+                                                                                                      "int64")))
+    trainer.train_steps(iter(batches.batch(8)), 3)
+    reference = [w.numpy() for w in model.weights]
+    for name, strategy in (("fit", one), ("fit_mirrored", tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"]))):
+        model, optimizer = build(strategy, kind)
+        with strategy.scope():
+            model.compile(optimizer=optimizer, loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+        model.fit(x, y, batch_size=8, epochs=1, shuffle=False, verbose=0)
+        results[f"{kind}_{name}"] = max(float(np.abs(w.numpy() - r).max()) for w, r in zip(model.weights, reference))
+        results[f"{kind}_{name}_moved"] = max(float(np.abs(r - w0).max()) for r, w0 in
+                                              zip(reference, [w.numpy() for w in build(one, kind)[0].weights]))
+print("RESULT " + json.dumps(results))
+"""
+
+
+@pytest.mark.slow
+def test_the_projects_optimizers_in_fit_equal_the_training_loop_on_one_device_and_mirrored(tmp_path):
+    """create_optimizer's AdamW and LAMB in compile/fit: IndexedSlices gradients, the all-reduce under
+    MirroredStrategy and the global-norm clipping as the training loop does them: weights after 3 steps equal."""
+    import json
+
+    result = subprocess.run([sys.executable, "-c", OPTIMIZER_SCRIPT, json.dumps(CONFIG), str(tmp_path)],
+                            capture_output=True, text=True, timeout=600,
+                            env=dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2"))
+    assert result.returncode == 0, result.stderr[-3000:]
+    values = json.loads(result.stdout.split("RESULT ")[1])
+    for kind in ("adamw", "lamb"):
+        for name in ("fit", "fit_mirrored"):
+            assert values[f"{kind}_{name}"] < 1e-5, (kind, name, values)
+            assert values[f"{kind}_{name}_moved"] > 1e-3  # the weights did move
+
+
+# --------------------------------------------------------------------------------------------- preprocessor
+@pytest.fixture(scope="module")
+def spm_model(tmp_path_factory):
+    from tests.test_export import train_sentencepiece_with_numbers
+
+    return train_sentencepiece_with_numbers(tmp_path_factory.mktemp("spm"))
+
+
+def test_preprocessor_ids_equal_the_python_path_on_varied_strings(spm_model):
+    import random
+
+    import tensorflow as tf
+
+    from albert.tasks.glue import InputExample, convert_example, get_task
+    from albert.tokenization import FullTokenizer
+    from tests.test_export import random_strings
+
+    rng = random.Random(11)
+    texts = random_strings(rng, 100)
+    pairs = [(rng.choice(texts), rng.choice(texts)) for _ in range(100)]
+    tokenizer, task = FullTokenizer(None, True, spm_model), get_task("mrpc")
+    for length in (12, 32):
+        pre = albert.AlbertPreprocessor(spm_model, seq_length=length)
+        for batch in (pairs, [(t, None) for t in texts]):
+            a = tf.constant([p[0] for p in batch])
+            got = pre((a, tf.constant([p[1] for p in batch]))) if batch[0][1] is not None else pre(a)
+            for i, (text_a, text_b) in enumerate(batch):
+                want = convert_example(InputExample("g", text_a, text_b, "0"), task, length, tokenizer)
+                assert got["input_ids"][i].numpy().tolist() == want.input_ids, (length, text_a, text_b)
+                assert got["segment_ids"][i].numpy().tolist() == want.segment_ids
+                assert got["input_mask"][i].numpy().tolist() == want.input_mask
+    truncated = sum(len(tokenizer.tokenize(a)) + len(tokenizer.tokenize(b)) > 9 for a, b in pairs)
+    assert truncated > 30  # the truncation rule was exercised
+    mapped = tf.data.Dataset.from_tensor_slices([p[0] for p in pairs]).batch(8).map(
+        albert.AlbertPreprocessor(spm_model, seq_length=12))
+    assert next(iter(mapped))["input_ids"].shape == (8, 12)
+
+
+def test_a_model_on_raw_strings_keeps_its_preprocessor_in_the_keras_file(spm_model, tmp_path):
+    import tensorflow as tf
+
+    keras.utils.set_random_seed(6)
+    config = albert.AlbertConfig(**dict(CONFIG, vocab_size=300))
+    texts = keras.Input((), dtype="string")
+    model = keras.Model(texts, albert.AlbertClassifier(config, num_labels=2)(
+        albert.AlbertPreprocessor(spm_model, seq_length=12)(texts)))
+    sentences = ["Hello WORLD, 1,024 times.", "naïve café", "the cat sat on the mat"]
+    expected = model.predict(tf.constant(sentences), verbose=0)
+    model.save(str(tmp_path / "strings.keras"))
+    os.rename(spm_model, spm_model + ".moved")  # the .keras file must carry the SentencePiece model itself
+    try:
+        code = textwrap.dedent(f"""
+            import albert, keras, numpy as np, tensorflow as tf
+            model = keras.models.load_model("strings.keras")
+            np.save("reloaded.npy", model.predict(tf.constant({sentences!r}), verbose=0))
+        """)
+        result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
+                                env=dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2"), timeout=300)
+    finally:
+        os.rename(spm_model + ".moved", spm_model)
+    assert result.returncode == 0, result.stderr[-3000:]
+    np.testing.assert_allclose(np.load(tmp_path / "reloaded.npy"), expected, atol=1e-6)

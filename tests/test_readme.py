@@ -4,6 +4,7 @@ classifier export)."""
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -32,13 +33,14 @@ def sandbox(tmp_path_factory):
     base = root / "albert_base"
     base.mkdir()
     config = AlbertConfig(vocab_size=30000, embedding_size=16, hidden_size=32, num_hidden_layers=2,
-                          num_attention_heads=2, intermediate_size=64, max_position_embeddings=32)
+                          num_attention_heads=2, intermediate_size=64, max_position_embeddings=128)
     (base / "albert_config.json").write_text(config.to_json_string())
     save_original_checkpoint(AlbertPretrainer(config), str(base / "model.ckpt-best"), global_step=1)
     # small/: a model with its own SentencePiece model, exported to out/hub and out/mrpc_serving.
     small = root / "small"
     small.mkdir()
     spm = train_sentencepiece_with_numbers(small)
+    shutil.copy(spm, base / "30k-clean.model")  # a small model under the release's name (ids < 30000)
     config = AlbertConfig(vocab_size=load_sentencepiece(spm).GetPieceSize(), embedding_size=16, hidden_size=32,
                           num_hidden_layers=2, num_attention_heads=2, intermediate_size=64,
                           max_position_embeddings=128)
