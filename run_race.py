@@ -97,11 +97,8 @@ def main(argv):
         path = path or os.path.join(FLAGS.output_dir, f"{name}.tf_record")
         key = feature_cache.cache_key(examples, tokenizer, split=split, max_seq_length=FLAGS.max_seq_length,
                                       max_qa_length=FLAGS.max_qa_length)
-        if not feature_cache.is_fresh(path, key):
-            if os.path.exists(path + ".json"):
-                os.remove(path + ".json")
-            write_features(examples, tokenizer, FLAGS.max_seq_length, FLAGS.max_qa_length, path)
-            feature_cache.write_key(path, key)
+        feature_cache.build(path, key, lambda out: write_features(examples, tokenizer, FLAGS.max_seq_length,
+                                                                  FLAGS.max_qa_length, out))
         return path, examples
 
     def predictions_of(split, path, batch_size):

@@ -43,6 +43,18 @@ def is_fresh(record_path: str, key: dict) -> bool:
         return False
 
 
+def build(record_path: str, key: dict, write) -> bool:
+    """Reuse the record when it was built from `key`; else drop the old key, `write(record_path)` and stamp the
+    new key last (a kill in between leaves no key, so the next run rebuilds). Returns True when it rebuilt."""
+    if is_fresh(record_path, key):
+        return False
+    if os.path.exists(record_path + ".json"):
+        os.remove(record_path + ".json")
+    write(record_path)
+    write_key(record_path, key)
+    return True
+
+
 def write_key(record_path: str, key: dict):
     tmp = f"{record_path}.json.tmp-{os.getpid()}"
     with open(tmp, "w", encoding="utf-8") as f:

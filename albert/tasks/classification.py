@@ -40,13 +40,9 @@ def cached_features(task: Task, data_dir: str, split: str, tokenizer, max_seq_le
     name = {"dev": "eval", "test": "predict"}.get(split, split)
     path = os.path.join(cached_dir, f"{task.name}_{name}.tf_record")
     key = feature_cache.cache_key(examples, tokenizer, task=task.name, split=split, max_seq_length=max_seq_length)
-    if feature_cache.is_fresh(path, key):
-        return path, examples
-    if os.path.exists(path + ".json"):
-        os.remove(path + ".json")
-    features = [convert_example(e, task, max_seq_length, tokenizer) for e in examples]
-    write_features(features, path, max_seq_length, task.is_regression)
-    feature_cache.write_key(path, key)
+    feature_cache.build(path, key, lambda out: write_features(
+        [convert_example(e, task, max_seq_length, tokenizer) for e in examples], out, max_seq_length,
+        task.is_regression))
     return path, examples
 
 
