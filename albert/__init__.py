@@ -41,8 +41,8 @@ def __dir__():
 _KERAS_MODULES = ("albert.modeling", "albert.models", "albert.preprocessing")  # the modules that register Keras classes
 # What importing them imports of this package: while one of these is half-imported, registering now would be a
 # circular import; that import registers everything itself when it completes (modeling imports models last).
-_CHAIN = ("albert.errors", "albert.config", "albert.serialization", "albert.modeling", "albert.heads",
-          "albert.models", "albert.preprocessing")
+_CHAIN = ("albert.errors", "albert.config", "albert.serialization", "albert.pretrained", "albert.modeling",
+          "albert.heads", "albert.models", "albert.preprocessing")
 _HOOKED = ("keras", "tensorflow")
 
 

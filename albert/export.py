@@ -196,35 +196,50 @@ class HubLayer(keras.layers.TFSMLayer):
                                             name=weight.name.rsplit(":", 1)[0].replace("/", "_")))
 
 
-def albert_directory_files(directory: str, checkpoint_name: str, spm_model_file: str | None = None) -> dict:
+CLI_NAMES = {"directory": "--albert_directory", "checkpoint": "--checkpoint_name", "spm": "--spm_model_file"}
+
+
+def albert_directory_files(directory: str, checkpoint_name: str, spm_model_file: str | None = None,
+                           names: dict = CLI_NAMES) -> dict:
     """{config, spm_model, spm_vocab (or None), checkpoint} of a directory laid out as the released tarballs
-    (albert_config.json, 30k-clean.model / .vocab, model.ckpt-best), each checked to exist."""
+    (albert_config.json, 30k-clean.model / .vocab, model.ckpt-best), each checked to exist. `names` are how the
+    errors call the three arguments (the command-line flags by default)."""
     from albert.checkpoints import resolve_checkpoint_path
 
     if not os.path.isdir(directory):
-        raise AlbertError(f"{directory}: --albert_directory not found")
+        raise AlbertError(f"{directory}: {names['directory']} not found")
     config = os.path.join(directory, "albert_config.json")
     if not os.path.isfile(config):
-        raise AlbertError(f"{config}: not found; --albert_directory must hold albert_config.json, the "
+        raise AlbertError(f"{config}: not found; {names['directory']} must hold albert_config.json, the "
                           "SentencePiece .model and the checkpoint")
     if spm_model_file is None:
         models = sorted(f for f in os.listdir(directory) if f.endswith(".model"))
         if not models:
-            raise AlbertError(f"{directory}: no SentencePiece .model file; pass --spm_model_file")
+            raise AlbertError(f"{directory}: no SentencePiece .model file; pass {names['spm']}")
         if len(models) > 1:
             raise AlbertError(f"{directory}: {len(models)} SentencePiece .model files ({', '.join(models)}); pass "
-                              "--spm_model_file")
+                              f"{names['spm']}")
         spm_model_file = os.path.join(directory, models[0])
     elif not os.path.isfile(spm_model_file):
-        raise AlbertError(f"{spm_model_file}: --spm_model_file not found")
+        raise AlbertError(f"{spm_model_file}: {names['spm']} not found")
     vocab = spm_model_file[:-len(".model")] + ".vocab" if spm_model_file.endswith(".model") else None
     checkpoint = os.path.join(directory, checkpoint_name)
     if not tf.io.gfile.exists(checkpoint + ".index"):
         found = sorted(f[:-len(".index")] for f in os.listdir(directory) if f.endswith(".index"))
-        raise AlbertError(f"{checkpoint}.index: checkpoint not found; pass --checkpoint_name"
+        raise AlbertError(f"{checkpoint}.index: checkpoint not found; pass {names['checkpoint']}"
                           + (f" (found: {', '.join(found)})" if found else ""))
     return {"config": config, "spm_model": spm_model_file, "spm_vocab": vocab if vocab and os.path.isfile(vocab)
             else None, "checkpoint": resolve_checkpoint_path(checkpoint)}
+
+
+def check_vocabulary(files: dict, config) -> None:
+    """The SentencePiece model and the config of a model directory must agree on the vocabulary size."""
+    from albert.tokenization import load_sentencepiece
+
+    pieces = load_sentencepiece(files["spm_model"]).GetPieceSize()
+    if pieces != config.vocab_size:
+        raise AlbertError(f"{files['spm_model']} has {pieces} pieces but {files['config']} says vocab_size "
+                          f"{config.vocab_size}: they are not from the same model")
 
 
 def load_pretrainer(files: dict):
@@ -234,13 +249,9 @@ def load_pretrainer(files: dict):
 
     from albert import AlbertConfig, AlbertPretrainer
     from albert.checkpoints import is_original_checkpoint, load_original_checkpoint
-    from albert.tokenization import load_sentencepiece
 
     config = AlbertConfig.from_json_file(files["config"])
-    pieces = load_sentencepiece(files["spm_model"]).GetPieceSize()
-    if pieces != config.vocab_size:
-        raise AlbertError(f"{files['spm_model']} has {pieces} pieces but {files['config']} says vocab_size "
-                          f"{config.vocab_size}: they are not from the same model")
+    check_vocabulary(files, config)
     keras.mixed_precision.set_global_policy("float32")
     model = AlbertPretrainer(config)
     path = files["checkpoint"]

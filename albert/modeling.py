@@ -17,8 +17,9 @@ import tensorflow as tf
 from keras import ops
 
 from albert.config import AlbertConfig
-from albert.serialization import ConfigSerializable, register
 from albert.errors import AlbertError
+from albert.pretrained import PretrainedMixin
+from albert.serialization import ConfigSerializable, register
 
 LAYER_NORM_EPSILON = 1e-12
 
@@ -148,11 +149,11 @@ class FeedForwardBlock(keras.layers.Layer):
 
 
 @register
-class AlbertEncoder(ConfigSerializable, keras.Model):
+class AlbertEncoder(PretrainedMixin, ConfigSerializable, keras.Model):
     """The ALBERT encoder.
 
     Call with a dict of int32 [B,T] tensors `input_ids`, `input_mask` (default all ones), `segment_ids` (default
-    zeros); returns a dict with `sequence_output` [B,T,H], `pooled_output` [B,H], `encoder_outputs` (a list of
+    zeros) -- or with strings when a preprocessor is attached (`from_pretrained`); returns a dict with `sequence_output` [B,T,H], `pooled_output` [B,H], `encoder_outputs` (a list of
     num_hidden_layers x inner_group_num [B,T,H] tensors, one per block application, as the original) and
     `embedding_output` [B,T,E]. Dropout is active only with `training=True`.
     """
@@ -202,6 +203,7 @@ class AlbertEncoder(ConfigSerializable, keras.Model):
         self.pooler.build((None, c.hidden_size))
 
     def call(self, inputs, training=None):
+        inputs = self._features(inputs)  # strings, with a preprocessor (from_pretrained)
         # Keras may hand integer features over as floats (its default input dtype, e.g. fit under a strategy).
         input_ids = ops.cast(inputs["input_ids"], "int32")
         input_mask = inputs.get("input_mask")

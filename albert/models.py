@@ -12,10 +12,11 @@ from keras import ops
 from albert import heads
 from albert.config import AlbertConfig
 from albert.modeling import AlbertEncoder
+from albert.pretrained import PretrainedMixin
 from albert.serialization import ConfigSerializable, register
 
 
-class _EncoderWithHeads(ConfigSerializable, keras.Model):
+class _EncoderWithHeads(PretrainedMixin, ConfigSerializable, keras.Model):
     """Builds every head as soon as the model is made, so weights exist before the first call (for checkpoint
     loading and parameter counts)."""
 
@@ -45,8 +46,17 @@ class AlbertPretrainer(_EncoderWithHeads):
         outputs = self.with_hidden_states(inputs, training=training)
         return {"mlm_logits": outputs["mlm_logits"], "sop_logits": outputs["sop_logits"]}
 
+    def features_from_text(self, texts) -> dict:
+        """Strings -> features with every position as a masked-LM position (`mlm_logits` [B,T,V])."""
+        features = dict(super().features_from_text(texts))
+        ids = features["input_ids"]
+        features["masked_lm_positions"] = ops.broadcast_to(ops.arange(ops.shape(ids)[1], dtype="int32"),
+                                                           ops.shape(ids))
+        return features
+
     def with_hidden_states(self, inputs, training=None) -> dict:
         """The encoder's outputs (sequence, pooled, every block's, embeddings) and the two heads' logits."""
+        inputs = self._features(inputs)
         outputs = dict(self.encoder(inputs, training=training))
         outputs["mlm_logits"] = self.mlm_head(outputs["sequence_output"], inputs["masked_lm_positions"],
                                               self.encoder.embeddings.word_embeddings)
@@ -71,6 +81,7 @@ class AlbertClassifier(_EncoderWithHeads):
         self.build()
 
     def call(self, inputs, training=None):
+        inputs = self._features(inputs)
         return self.classifier_head(self.encoder(inputs, training=training)["pooled_output"], training=training)
 
 
@@ -88,6 +99,7 @@ class AlbertSquadV1(_EncoderWithHeads):
         self.build()
 
     def call(self, inputs, training=None):
+        inputs = self._features(inputs)
         return dict(self.squad_head(self.encoder(inputs, training=training)["sequence_output"], training=training))
 
 
@@ -109,7 +121,18 @@ class AlbertSquadV2(_EncoderWithHeads):
         self.squad_head = heads.SquadV2Head(config, start_n_top, end_n_top, dropout_prob, name="squad_v2")
         self.build()
 
+    def features_from_text(self, texts) -> dict:
+        """(questions, contexts) -> features with the original's `p_mask`: 0 on [CLS] and the context pieces, 1 on
+        the question, both [SEP]s and the padding."""
+        features = dict(super().features_from_text(texts))
+        positions = ops.arange(ops.shape(features["input_ids"])[1], dtype="int32")[None, :]
+        last = ops.sum(features["input_mask"], axis=1, keepdims=True) - 1
+        context = (features["segment_ids"] == 1) & (positions < last)
+        features["p_mask"] = ops.where(context | (positions == 0), 0, 1)
+        return features
+
     def call(self, inputs, training=None):
+        inputs = self._features(inputs)
         sequence_output = self.encoder(inputs, training=training)["sequence_output"]
         return dict(self.squad_head(sequence_output, inputs["p_mask"], start_positions=inputs.get("start_positions"),
                                     training=training))
@@ -131,7 +154,23 @@ class AlbertMultipleChoice(_EncoderWithHeads):
         self.choice_head = heads.MultipleChoiceHead(config, num_choices, dropout_prob, name="choice")
         self.build()
 
+    def features_from_text(self, texts) -> dict:
+        """(contexts [B], endings [B,C]) -> [B,C,T] features, each choice packed as the pair (context, ending); or
+        endings [B,C] alone as single segments."""
+        import tensorflow as tf
+
+        parts = list(texts) if isinstance(texts, (tuple, list)) else [texts]
+        endings = tf.convert_to_tensor(parts[-1], tf.string)
+        choices = tf.shape(endings)[-1]
+        flat = [tf.reshape(endings, [-1])]
+        if len(parts) == 2:
+            contexts = tf.reshape(tf.convert_to_tensor(parts[0], tf.string), [-1, 1])
+            flat.insert(0, tf.reshape(tf.broadcast_to(contexts, tf.shape(endings)), [-1]))
+        features = super().features_from_text(tuple(flat) if len(flat) == 2 else flat[0])
+        return {k: tf.reshape(v, [-1, choices, tf.shape(v)[-1]]) for k, v in features.items()}
+
     def call(self, inputs, training=None):
+        inputs = self._features(inputs)
         flat = {key: ops.reshape(value, (-1, ops.shape(value)[-1])) for key, value in inputs.items()
                 if key in ("input_ids", "input_mask", "segment_ids")}
         return self.choice_head(self.encoder(flat, training=training)["pooled_output"], training=training)

@@ -23,13 +23,19 @@ class ConfigSerializable:
     def get_config(self) -> dict:
         values = {"name": self.name, "trainable": self.trainable, "config": self.config.to_dict()}
         values.update({name: getattr(self, name) for name in self.config_arguments})
+        if getattr(self, "preprocessor", None) is not None:  # its SentencePiece model is saved as an asset
+            values["preprocessor"] = keras.saving.serialize_keras_object(self.preprocessor)
         return values
 
     @classmethod
     def from_config(cls, values: dict):
         values = dict(values)
         config = AlbertConfig.from_dict(values.pop("config"), source=f"{cls.__name__} config")
-        return cls(config, **values)
+        preprocessor = values.pop("preprocessor", None)
+        model = cls(config, **values)
+        if preprocessor is not None:
+            model.preprocessor = keras.saving.deserialize_keras_object(preprocessor)
+        return model
 
     def save(self, filepath, overwrite=True, **kwargs):
         """keras.Model.save, written under a temporary name and renamed: a failed save leaves no file behind."""

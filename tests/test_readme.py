@@ -29,23 +29,19 @@ def sandbox(tmp_path_factory):
     root = tmp_path_factory.mktemp("readme")
     keras.utils.set_random_seed(0)
     keras.mixed_precision.set_global_policy("float32")
-    # albert_base/: the released layout (the README's ids reach 1170, so a 30k vocabulary as the release's).
+    # albert_base/: the released layout, with a small SentencePiece model under the release's name.
     base = root / "albert_base"
     base.mkdir()
-    config = AlbertConfig(vocab_size=30000, embedding_size=16, hidden_size=32, num_hidden_layers=2,
-                          num_attention_heads=2, intermediate_size=64, max_position_embeddings=128)
-    (base / "albert_config.json").write_text(config.to_json_string())
-    save_original_checkpoint(AlbertPretrainer(config), str(base / "model.ckpt-best"), global_step=1)
-    # small/: a model with its own SentencePiece model, exported to out/hub and out/mrpc_serving.
-    small = root / "small"
+    small = root / "small"  # small/: the same model, exported to out/hub and out/mrpc_serving
     small.mkdir()
     spm = train_sentencepiece_with_numbers(small)
-    shutil.copy(spm, base / "30k-clean.model")  # a small model under the release's name (ids < 30000)
+    shutil.copy(spm, base / "30k-clean.model")
     config = AlbertConfig(vocab_size=load_sentencepiece(spm).GetPieceSize(), embedding_size=16, hidden_size=32,
                           num_hidden_layers=2, num_attention_heads=2, intermediate_size=64,
                           max_position_embeddings=128)
-    (small / "albert_config.json").write_text(config.to_json_string())
-    save_original_checkpoint(AlbertPretrainer(config), str(small / "model.ckpt-best"), global_step=1)
+    for directory in (base, small):
+        (directory / "albert_config.json").write_text(config.to_json_string())
+        save_original_checkpoint(AlbertPretrainer(config), str(directory / "model.ckpt-best"), global_step=1)
     (root / "out").mkdir()
     result = run_script("export_to_tfhub.py", f"--albert_directory={small}", f"--export_path={root / 'out/hub'}",
                         "--seq_length=16")
