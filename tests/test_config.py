@@ -129,3 +129,40 @@ def test_missing_vocab_size_and_bad_files(tmp_path):
 def test_direct_construction_is_validated_too():
     with pytest.raises(AlbertError, match="AlbertConfig: `hidden_size` \\(10\\) must be divisible"):
         AlbertConfig(vocab_size=10, hidden_size=10, num_attention_heads=4)
+
+
+HF_BASE_V2 = {  # albert-base-v2's Hugging Face config.json, as published
+    "architectures": ["AlbertForMaskedLM"], "attention_probs_dropout_prob": 0, "bos_token_id": 2,
+    "classifier_dropout_prob": 0.1, "down_scale_factor": 1, "embedding_size": 128, "eos_token_id": 3, "gap_size": 0,
+    "hidden_act": "gelu_new", "hidden_dropout_prob": 0, "hidden_size": 768, "initializer_range": 0.02,
+    "inner_group_num": 1, "intermediate_size": 3072, "layer_norm_eps": 1e-12, "max_position_embeddings": 512,
+    "model_type": "albert", "net_structure_type": 0, "num_attention_heads": 12, "num_hidden_groups": 1,
+    "num_hidden_layers": 12, "num_memory_blocks": 0, "pad_token_id": 0, "type_vocab_size": 2, "vocab_size": 30000,
+}
+NETWORK_KEYS = ("vocab_size", "embedding_size", "hidden_size", "num_hidden_layers", "num_hidden_groups",
+                "num_attention_heads", "intermediate_size", "inner_group_num", "hidden_act", "hidden_dropout_prob",
+                "attention_probs_dropout_prob", "max_position_embeddings", "type_vocab_size", "initializer_range")
+
+
+def test_a_hugging_face_config_json_reads_as_the_released_config(tmp_path):
+    hf = AlbertConfig.from_json_file(write(tmp_path, HF_BASE_V2, "config.json"))
+    released = AlbertConfig.from_dict(RELEASED_BASE_V2)
+    assert {k: getattr(hf, k) for k in NETWORK_KEYS} == {k: getattr(released, k) for k in NETWORK_KEYS}
+    assert hf.hidden_act == "gelu" and hf.sharing == "all"  # gelu_new is the original's (tanh) gelu
+    relu = AlbertConfig.from_json_file(write(tmp_path, dict(HF_BASE_V2, hidden_act="relu"), "relu.json"))
+    assert relu.hidden_act == "relu"
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"model_type": "bert"}, "a Hugging Face `bert` config, not ALBERT (model_type must be \"albert\")"),
+    ({"hidden_act": "gelu"}, "`hidden_act` 'gelu' is not implemented (ALBERT's GELU is the tanh approximation, "
+                             "Hugging Face's \"gelu_new\")"),
+    ({"layer_norm_eps": 1e-5}, "`layer_norm_eps` 1e-05 is not supported: every ALBERT LayerNorm uses 1e-12"),
+    ({"position_embedding_type": "relative_key"}, "`position_embedding_type` 'relative_key' is not supported"),
+    ({"num_attention_heads": 7}, "`hidden_size` (768) must be divisible by `num_attention_heads` (7)"),
+])
+def test_bad_hugging_face_configs_name_the_key(tmp_path, change, message):
+    path = write(tmp_path, dict(HF_BASE_V2, **change), "config.json")
+    with pytest.raises(AlbertError) as error:
+        AlbertConfig.from_json_file(path)
+    assert str(error.value).startswith(f"{path}: ") and message in str(error.value)
