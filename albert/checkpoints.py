@@ -296,6 +296,27 @@ def init_from_checkpoint(model, path: str, init_from_group0: bool = False) -> st
     return f"{path}: restored the encoder (and any head of the same name) from a TF2 checkpoint"
 
 
+def load_checkpoint_with_report(model, path: str) -> LoadReport:
+    """Load a checkpoint (original TF1 names or ours) into `model`; the LoadReport's `missing` lists the task-head
+    variables the checkpoint lacks, which keep their initialisation (for ours, found exactly: each head variable
+    holds NaN during the restore; one still all NaN after it was not in the checkpoint and gets its value back)."""
+    path = resolve_checkpoint_path(path)
+    if is_original_checkpoint(path):
+        return load_original_checkpoint(model, path)
+    own = {id(v) for v in _encoder_of(model).weights}
+    heads = [v for v in model.weights if id(v) not in own]
+    kept = [np.asarray(v) for v in heads]
+    for variable in heads:
+        variable.assign(tf.fill(variable.shape, float("nan")))
+    init_from_checkpoint(model, path)
+    missing = []
+    for variable, value in zip(heads, kept):
+        if np.isnan(np.asarray(variable)).all():
+            variable.assign(value)
+            missing.append(variable.path)
+    return LoadReport(path, [v.path for v in model.weights if v.path not in missing], missing, [], [])
+
+
 def checkpoint_step(path: str) -> int | None:
     """The training step of a checkpoint: its `global_step` variable (original checkpoints), else the number in
     its name (`model.ckpt-<step>`), else None."""

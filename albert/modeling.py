@@ -153,9 +153,10 @@ class AlbertEncoder(PretrainedMixin, ConfigSerializable, keras.Model):
     """The ALBERT encoder.
 
     Call with a dict of int32 [B,T] tensors `input_ids`, `input_mask` (default all ones), `segment_ids` (default
-    zeros) -- or with strings when a preprocessor is attached (`from_pretrained`); returns a dict with `sequence_output` [B,T,H], `pooled_output` [B,H], `encoder_outputs` (a list of
-    num_hidden_layers x inner_group_num [B,T,H] tensors, one per block application, as the original) and
-    `embedding_output` [B,T,E]. Dropout is active only with `training=True`.
+    zeros) -- or with strings when a preprocessor is attached (`from_pretrained`); returns a dict with
+    `sequence_output` [B,T,H], `pooled_output` [B,H], `encoder_outputs` (a list of num_hidden_layers x
+    inner_group_num [B,T,H] tensors, one per block application, as the original) and `embedding_output` [B,T,E].
+    Dropout is active only with `training=True`.
     """
 
     def __init__(self, config: AlbertConfig, name="albert", **kwargs):

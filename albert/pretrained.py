@@ -10,9 +10,9 @@ model takes raw strings:
     model.fit(x=(texts_a, texts_b), y=labels)      # a pair is a tuple of two string arrays
     model.predict(["some text"])                   # single segments: one string array
 
-In `fit`/`evaluate`/`predict`, text arrays become a tf.data pipeline that tokenizes in parallel with the model
-(as keras-hub's tasks do); a `tf.data.Dataset` of strings is mapped the same way; a call on string tensors
-tokenizes in the call. Integer feature dicts pass through unchanged, with or without a preprocessor.
+In `fit`/`evaluate`/`predict`, text arrays are tokenized once per call (in chunks, by one compiled function kept
+per model) into a tf.data pipeline of features; a `tf.data.Dataset` of strings is mapped; a call on string
+tensors tokenizes in the call. Integer feature dicts pass through unchanged, with or without a preprocessor.
 """
 
 import logging
@@ -28,6 +28,11 @@ DEFAULT_SEQ_LENGTH = 128
 _TOKENIZERS = weakref.WeakKeyDictionary()  # model -> (preprocessor, compiled features_from_text), out of tracking
 
 
+def _unpandas(value):
+    """A pandas Series / DataFrame column as its NumPy array; anything else as it is."""
+    return value.to_numpy() if hasattr(value, "to_numpy") and not isinstance(value, np.ndarray) else value
+
+
 def _is_text_array(value) -> bool:
     """A batch of strings: a string tensor, a NumPy array of strings, or a (nested) list of str/bytes."""
     import tensorflow as tf
@@ -36,8 +41,7 @@ def _is_text_array(value) -> bool:
         return False
     if isinstance(value, (tf.Tensor, tf.RaggedTensor)):
         return value.dtype == tf.string
-    if hasattr(value, "to_numpy") and not isinstance(value, np.ndarray):  # pandas
-        value = value.to_numpy()
+    value = _unpandas(value)
     if isinstance(value, np.ndarray):
         return value.dtype.kind in "SU" or (value.dtype.kind == "O" and value.size > 0
                                             and isinstance(value.flat[0], (str, bytes)))
@@ -57,9 +61,7 @@ def _to_tensor(inputs):
     import tensorflow as tf
 
     def one(value):
-        if hasattr(value, "to_numpy") and not isinstance(value, np.ndarray):
-            value = value.to_numpy()
-        return tf.convert_to_tensor(value, tf.string)
+        return tf.convert_to_tensor(_unpandas(value), tf.string)
 
     return tuple(one(part) for part in inputs) if isinstance(inputs, tuple) else one(inputs)
 
@@ -98,6 +100,7 @@ class PretrainedMixin:
         be one of ours (run_pretraining / a fine-tuning runner); what it lacks -- a task head -- stays freshly
         initialised and is listed in `model.load_report.missing` (and logged). `seq_length` defaults to 128 (at
         most max_position_embeddings); `do_lower_case` must match the model (True for every released model)."""
+        from albert.checkpoints import load_checkpoint_with_report
         from albert.config import AlbertConfig
         from albert.export import albert_directory_files, check_vocabulary
         from albert.preprocessing import AlbertPreprocessor
@@ -112,7 +115,7 @@ class PretrainedMixin:
             raise AlbertError(f"{cls.__name__}.from_pretrained: seq_length {seq_length} must be in [3, "
                               f"max_position_embeddings = {config.max_position_embeddings}] of {files['config']}")
         model = cls(config, **arguments)
-        model.load_report = load_weights(model, files["checkpoint"])
+        model.load_report = load_checkpoint_with_report(model, files["checkpoint"])
         if model.load_report.missing:
             log.warning("%s: freshly initialised (not in %s): %s", cls.__name__, files["checkpoint"],
                         ", ".join(model.load_report.missing))
@@ -210,28 +213,3 @@ class PretrainedMixin:
             x, batch_size = self._text_dataset(x, batch_size=batch_size), None
         return super().predict(x, batch_size=batch_size, verbose=verbose, steps=steps, callbacks=callbacks)
 
-
-def load_weights(model, path: str):
-    """Load a checkpoint (original TF1 names or ours) into `model`; returns a LoadReport whose `missing` lists the
-    task-head variables the checkpoint lacks (they keep their initialisation)."""
-    import tensorflow as tf
-
-    from albert.checkpoints import LoadReport, init_from_checkpoint, is_original_checkpoint, load_original_checkpoint
-
-    if is_original_checkpoint(path):
-        return load_original_checkpoint(model, path)
-    encoder = getattr(model, "encoder", model)
-    own = {id(v) for v in encoder.weights}
-    heads = [v for v in model.weights if id(v) not in own]
-    # A head variable the checkpoint restores loses the NaN put there; one it lacks keeps it (and gets its value back).
-    kept = [np.asarray(v) for v in heads]
-    for variable in heads:
-        variable.assign(tf.fill(variable.shape, float("nan")))
-    init_from_checkpoint(model, path)
-    missing = []
-    for variable, value in zip(heads, kept):
-        if np.isnan(np.asarray(variable)).all():
-            variable.assign(value)
-            missing.append(variable.path)
-    loaded = [v.path for v in model.weights if v.path not in missing]
-    return LoadReport(path, loaded, missing, [], [])

@@ -22,3 +22,11 @@ def corpus_dir(tmp_path_factory):
     lowered.write_text("".join(preprocess_text(s, lower=True) + "\n" for d in docs for s in d), encoding="utf-8")
     train_sentencepiece([str(lowered)], str(directory / "sp"), vocab_size=1000)
     return directory
+
+
+@pytest.fixture(scope="session")
+def spm_model(tmp_path_factory):
+    """A 300-piece ALBERT-style SentencePiece model with digit+comma pieces (tests/test_export.py)."""
+    from tests.test_export import train_sentencepiece_with_numbers
+
+    return train_sentencepiece_with_numbers(tmp_path_factory.mktemp("spm"))
