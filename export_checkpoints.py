@@ -22,11 +22,12 @@ def main(argv):
     del argv
     cli.require({"albert_directory": FLAGS.albert_directory, "export_path": FLAGS.export_path})
     from albert import export
-    from albert.checkpoints import checkpoint_step, save_original_checkpoint
+    from albert.weights import checkpoint_step, model_directory_files, save_original_checkpoint
 
-    files = export.albert_directory_files(FLAGS.albert_directory, FLAGS.checkpoint_name, FLAGS.spm_model_file)
+    files = model_directory_files(FLAGS.albert_directory, FLAGS.checkpoint_name, FLAGS.spm_model_file)
     model, _ = export.load_pretrainer(files)
-    path = save_original_checkpoint(model, FLAGS.export_path, global_step=checkpoint_step(files["checkpoint"]))
+    step = checkpoint_step(files["checkpoint"]) if files["format"] in ("original", "ours") else None
+    path = save_original_checkpoint(model, FLAGS.export_path, global_step=step)
     print(f"wrote {path} (original names, no optimizer slots) from {files['checkpoint']}")
 
 

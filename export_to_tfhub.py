@@ -4,16 +4,18 @@ with tensorflow-text) and OUT/mlm (masked-LM and sentence-order logits).
     python export_to_tfhub.py --albert_directory=albert_base --export_path=out/hub
 
 --albert_directory holds albert_config.json, the SentencePiece .model (and .vocab) and the checkpoint
-(--checkpoint_name, default model.ckpt-best: the original TF1 names, or a checkpoint of run_pretraining.py).
+(--checkpoint_name, default model.ckpt-best: the original TF1 names, or a checkpoint of run_pretraining.py); or it
+is a Hugging Face AlbertForPreTraining directory (config.json, model.safetensors, spiece.model): the MLM export
+needs both pretraining heads.
 Everything is written under a temporary name and renamed into place; a failed export leaves nothing behind.
 """
 
 import os
-import shutil
 
 from absl import flags
 
 from albert import cli
+from albert.atomic import replacing_directory
 from albert.errors import AlbertError
 
 cli.define_model_directory_flags()
@@ -32,30 +34,27 @@ def main(argv):
     if FLAGS.seq_length is not None:
         cli.check_at_least("seq_length", FLAGS.seq_length, 3)
     from albert import export
+    from albert.weights import model_directory_files
 
-    files = export.albert_directory_files(FLAGS.albert_directory, FLAGS.checkpoint_name, FLAGS.spm_model_file)
+    files = model_directory_files(FLAGS.albert_directory, FLAGS.checkpoint_name, FLAGS.spm_model_file)
     model, config = export.load_pretrainer(files)
     seq_length = FLAGS.seq_length or min(128, config.max_position_embeddings)
     if seq_length > config.max_position_embeddings:
         raise AlbertError(f"--seq_length {seq_length} exceeds max_position_embeddings "
                           f"({config.max_position_embeddings}) of {files['config']}")
     out = FLAGS.export_path.rstrip("/")
-    tmp = f"{out}.tmp-{os.getpid()}"
-    shutil.rmtree(tmp, ignore_errors=True)
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
-    try:
-        assets = {"albert_config.json": files["config"], os.path.basename(files["spm_model"]): files["spm_model"]}
+    with replacing_directory(out) as tmp:
+        config.to_json_file(os.path.join(tmp, "albert_config.json"))  # the original's format, whatever the input's
+        assets = {"albert_config.json": os.path.join(tmp, "albert_config.json"),
+                  os.path.basename(files["spm_model"]): files["spm_model"]}
         if files["spm_vocab"]:
             assets[os.path.basename(files["spm_vocab"])] = files["spm_vocab"]
         export.export_encoder(model.encoder, os.path.join(tmp, "encoder"), assets)
         export.export_encoder(model.encoder, os.path.join(tmp, "mlm"), assets, mlm_model=model)
         export.export_preprocessor(files["spm_model"], FLAGS.do_lower_case, os.path.join(tmp, "preprocessor"),
                                    seq_length)
-        if os.path.exists(out):
-            shutil.rmtree(out)
-        os.replace(tmp, out)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        os.remove(os.path.join(tmp, "albert_config.json"))
     print(f"exported {out}/encoder, {out}/preprocessor and {out}/mlm from {files['checkpoint']}")
 
 

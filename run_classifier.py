@@ -21,7 +21,7 @@ flags.DEFINE_string("vocab_file", None, "WordPiece vocabulary (when --spm_model_
 flags.DEFINE_string("spm_model_file", None, "SentencePiece model.")
 flags.DEFINE_string("output_dir", None, "Checkpoints, eval results and predictions.")
 flags.DEFINE_string("cached_dir", None, "Where feature TFRecords are cached (default --output_dir).")
-flags.DEFINE_string("init_checkpoint", None, "An original TF1 checkpoint, a run_pretraining one or a fine-tuned one.")
+flags.DEFINE_string("init_checkpoint", None, cli.INIT_CHECKPOINT_HELP)
 flags.DEFINE_bool("do_lower_case", True, "Lower-case the text.")
 flags.DEFINE_integer("max_seq_length", 512, "Tokens per example (at most max_position_embeddings).")
 flags.DEFINE_bool("do_train", False, "Train.")
@@ -51,6 +51,7 @@ SUBMISSION_NAMES = {"cola": "CoLA", "mnli": "MNLI-m", "mismnli": "MNLI-mm", "mrp
 
 
 def validate():
+    cli.model_files_from_init_checkpoint(FLAGS)
     cli.require({"data_dir": FLAGS.data_dir, "task_name": FLAGS.task_name, "output_dir": FLAGS.output_dir,
                  "albert_config_file": FLAGS.albert_config_file})
     if not FLAGS.spm_model_file and not FLAGS.vocab_file:
@@ -106,7 +107,7 @@ def fine_tune(seed: int, output_dir: str):
     import tensorflow as tf
 
     from albert import AlbertClassifier
-    from albert.checkpoints import init_from_checkpoint
+    from albert.weights import init_from_checkpoint
     from albert.input_pipeline import classifier_dataset
     from albert.optimization import create_optimizer
     from albert.tasks.classification import cached_features, classification_loss, predict

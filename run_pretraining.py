@@ -19,7 +19,7 @@ flags.DEFINE_string("albert_config_file", None, "Model config JSON (albert_confi
 flags.DEFINE_string("input_file", None, "TFRecord files from create_pretraining_data.py, comma-separated globs.")
 flags.DEFINE_string("eval_file", None, "TFRecords to evaluate on (default: --input_file, as the original).")
 flags.DEFINE_string("output_dir", None, "Checkpoints, summaries and eval results.")
-flags.DEFINE_string("init_checkpoint", None, "Warm start: an original TF1 checkpoint or one of ours.")
+flags.DEFINE_string("init_checkpoint", None, cli.INIT_CHECKPOINT_HELP)
 flags.DEFINE_integer("max_seq_length", 512, "Must match the data.")
 flags.DEFINE_integer("max_predictions_per_seq", 20, "Must match the data (doubled for --do_permutation data).")
 flags.DEFINE_bool("do_train", True, "Train.")
@@ -45,6 +45,7 @@ FLAGS = flags.FLAGS
 
 
 def validate():
+    cli.model_files_from_init_checkpoint(FLAGS)
     cli.require({"albert_config_file": FLAGS.albert_config_file, "input_file": FLAGS.input_file,
                  "output_dir": FLAGS.output_dir})
     if not FLAGS.do_train and not FLAGS.do_eval:
@@ -64,7 +65,7 @@ def main(argv):
     import tensorflow as tf
 
     from albert import AlbertPretrainer
-    from albert.checkpoints import init_from_checkpoint, save_original_checkpoint
+    from albert.weights import init_from_checkpoint, save_original_checkpoint
     from albert.input_pipeline import expand_files, pretraining_dataset
     from albert.optimization import create_optimizer
     from albert.tasks.pretraining import pretraining_loss

@@ -23,7 +23,7 @@ flags.DEFINE_string("eval_file", None, "Eval feature TFRecord (default output_di
 flags.DEFINE_string("predict_file", None, "Predict feature TFRecord (default output_dir/predict.tf_record).")
 flags.DEFINE_string("spm_model_file", None, "SentencePiece model.")
 flags.DEFINE_string("output_dir", None, "Checkpoints, eval results and predictions.")
-flags.DEFINE_string("init_checkpoint", None, "An original TF1 checkpoint or one of ours.")
+flags.DEFINE_string("init_checkpoint", None, cli.INIT_CHECKPOINT_HELP)
 flags.DEFINE_bool("do_lower_case", True, "Lower-case the text.")
 flags.DEFINE_float("dropout_prob", 0.1, "Dropout on the pooled output before the scoring layer.")
 flags.DEFINE_integer("max_seq_length", 512, "Tokens per (article, question+option) row.")
@@ -48,6 +48,7 @@ FLAGS = flags.FLAGS
 
 
 def validate():
+    cli.model_files_from_init_checkpoint(FLAGS)
     cli.require({"data_dir": FLAGS.data_dir, "output_dir": FLAGS.output_dir,
                  "albert_config_file": FLAGS.albert_config_file})
     if FLAGS.task_name.lower() != "race":
@@ -73,7 +74,7 @@ def main(argv):
     import tensorflow as tf
 
     from albert import AlbertMultipleChoice, feature_cache
-    from albert.checkpoints import init_from_checkpoint
+    from albert.weights import init_from_checkpoint
     from albert.input_pipeline import race_dataset
     from albert.optimization import create_optimizer
     from albert.tasks.race import accuracy_by_level, race_loss, read_examples, write_features

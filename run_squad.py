@@ -30,7 +30,7 @@ flags.DEFINE_string("train_feature_file", None, "Train feature TFRecord (default
 flags.DEFINE_string("predict_feature_file", None, "Predict feature TFRecord (default output_dir/predict.tf_record).")
 flags.DEFINE_string("predict_feature_left_file", None, "The decoder's metadata of the predict features, JSON "
                     "(default: the predict feature file + .json).")
-flags.DEFINE_string("init_checkpoint", None, "An original TF1 checkpoint or one of ours.")
+flags.DEFINE_string("init_checkpoint", None, cli.INIT_CHECKPOINT_HELP)
 flags.DEFINE_string("albert_hub_module_handle", None, "Not supported: pass --init_checkpoint.")
 flags.DEFINE_bool("do_lower_case", True, "Lower-case the text.")
 flags.DEFINE_integer("max_seq_length", 384, "Tokens per feature.")
@@ -69,6 +69,7 @@ def settings():
 
 
 def validate():
+    cli.model_files_from_init_checkpoint(FLAGS)
     cli.require({"albert_config_file": FLAGS.albert_config_file, "output_dir": FLAGS.output_dir})
     if not FLAGS.spm_model_file:
         raise AlbertError("--spm_model_file is required: SQuAD features align SentencePiece pieces with the text")
@@ -99,7 +100,7 @@ def main(argv):
     import tensorflow as tf
 
     from albert import AlbertSquadV1, AlbertSquadV2
-    from albert.checkpoints import init_from_checkpoint
+    from albert.weights import init_from_checkpoint
     from albert.input_pipeline import squad_dataset
     from albert.optimization import create_optimizer
     from albert.tasks import squad

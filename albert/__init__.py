@@ -20,10 +20,11 @@ _EXPORTS = {
     "AlbertSquadV2": "albert.models",
     "AlbertMultipleChoice": "albert.models",
     "AlbertPreprocessor": "albert.preprocessing",
-    "LoadReport": "albert.checkpoints",
-    "load_original_checkpoint": "albert.checkpoints",
-    "save_original_checkpoint": "albert.checkpoints",
-    "original_variable_map": "albert.checkpoints",
+    "LoadReport": "albert.weights.original",
+    "load_original_checkpoint": "albert.weights.original",
+    "save_original_checkpoint": "albert.weights.original",
+    "original_variable_map": "albert.weights.original",
+    "load_weights": "albert.weights.loader",
 }
 __all__ = sorted(_EXPORTS)
 

@@ -10,9 +10,6 @@ from albert.errors import AlbertError
 
 ACTIVATIONS = ("gelu", "relu", "tanh", "linear")
 SHARING = ("all", "attention", "ffn", "none")
-# Hugging Face `hidden_act` -> the original's name ("gelu" there is the exact erf GELU, which ALBERT never used).
-HF_ACTIVATIONS = {"gelu_new": "gelu", "gelu_pytorch_tanh": "gelu", "relu": "relu", "tanh": "tanh",
-                  "linear": "linear"}
 # Keys of the released configs that no code of the original ever read; accepted and written back unchanged.
 VESTIGIAL_KEYS = ("gap_size", "num_memory_blocks", "net_structure_type", "down_scale_factor", "layers_to_keep")
 _POSITIVE_INT_KEYS = (
@@ -144,35 +141,20 @@ class AlbertConfig:
             values = json.loads(text)
         except json.JSONDecodeError as e:
             raise AlbertError(f"{path}: line {e.lineno} column {e.colno}: invalid JSON ({e.msg})") from None
-        if isinstance(values, dict) and "model_type" in values:
-            return cls.from_hf_dict(values, source=path)
+        from albert.weights import huggingface, keras_hub
+
+        if huggingface.is_config(values):
+            return huggingface.config_from_dict(values, path)
+        if keras_hub.is_config(values):
+            return keras_hub.config_from_dict(values, path)
         return cls.from_dict(values, source=path)
 
     @classmethod
     def from_hf_dict(cls, values: dict, source: str = "config.json") -> "AlbertConfig":
-        """A Hugging Face ALBERT `config.json` (model_type "albert"): its keys that describe the network map to
-        the original's (`hidden_act` "gelu_new" is the original's tanh "gelu"); the rest (architectures, token ids,
-        dtype, versions, labels) say nothing about the weights' shapes and are dropped."""
-        kind = values.get("model_type")
-        if kind != "albert":
-            raise AlbertError(f"{source}: a Hugging Face `{kind}` config, not ALBERT (model_type must be "
-                              "\"albert\"); pass an ALBERT model's directory")
-        act = values.get("hidden_act", "gelu_new")
-        if act not in HF_ACTIVATIONS:
-            raise AlbertError(f"{source}: `hidden_act` {act!r} is not implemented (ALBERT's GELU is the tanh "
-                              f"approximation, Hugging Face's \"gelu_new\"); supported: {', '.join(HF_ACTIVATIONS)}")
-        eps = values.get("layer_norm_eps", 1e-12)
-        if eps != 1e-12:
-            raise AlbertError(f"{source}: `layer_norm_eps` {eps!r} is not supported: every ALBERT LayerNorm uses "
-                              "1e-12")
-        position = values.get("position_embedding_type", "absolute")
-        if position != "absolute":
-            raise AlbertError(f"{source}: `position_embedding_type` {position!r} is not supported: ALBERT uses "
-                              "\"absolute\" positions")
-        keys = {f.name for f in dataclasses.fields(cls)} - {"extra", "sharing", "down_scale_factor", "hidden_act"}
-        ours = {k: v for k, v in values.items() if k in keys}
-        ours["hidden_act"] = HF_ACTIVATIONS[act]
-        return cls.from_dict(ours, source=source)
+        """A Hugging Face ALBERT `config.json` (albert.weights.huggingface maps its keys)."""
+        from albert.weights import huggingface
+
+        return huggingface.config_from_dict(values, source)
 
     def to_dict(self) -> dict:
         """The keys the original writes (its constructor arguments), the vestigial keys read, and `sharing` when

@@ -23,6 +23,7 @@ import shutil
 import keras
 import tensorflow as tf
 
+from albert.atomic import replacing_directory
 from albert.errors import AlbertError
 from albert.preprocessing import InGraphTokenizer  # noqa: F401  (also albert.export.InGraphTokenizer)
 
@@ -55,18 +56,11 @@ def _root_with_variables(layer):
 
 def _save(root, path: str, signatures: dict | None, assets: dict | None = None):
     """Save under a temporary name next to `path`, copy assets, then rename into place."""
-    tmp = f"{path.rstrip('/')}.tmp-{os.getpid()}"
-    shutil.rmtree(tmp, ignore_errors=True)
-    os.makedirs(os.path.dirname(os.path.abspath(tmp)), exist_ok=True)
-    try:
+    os.makedirs(os.path.dirname(os.path.abspath(path.rstrip("/"))), exist_ok=True)
+    with replacing_directory(path) as tmp:
         tf.saved_model.save(root, tmp, signatures=signatures)
         for name, source in (assets or {}).items():
             shutil.copyfile(source, os.path.join(tmp, "assets", name))
-        if os.path.exists(path):
-            shutil.rmtree(path)
-        os.replace(tmp, path)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
     return path
 
 
@@ -196,75 +190,30 @@ class HubLayer(keras.layers.TFSMLayer):
                                             name=weight.name.rsplit(":", 1)[0].replace("/", "_")))
 
 
-CLI_NAMES = {"directory": "--albert_directory", "checkpoint": "--checkpoint_name", "spm": "--spm_model_file"}
-
-
-def albert_directory_files(directory: str, checkpoint_name: str, spm_model_file: str | None = None,
-                           names: dict = CLI_NAMES) -> dict:
-    """{config, spm_model, spm_vocab (or None), checkpoint} of a directory laid out as the released tarballs
-    (albert_config.json, 30k-clean.model / .vocab, model.ckpt-best), each checked to exist. `names` are how the
-    errors call the three arguments (the command-line flags by default)."""
-    from albert.checkpoints import resolve_checkpoint_path
-
-    if not os.path.isdir(directory):
-        raise AlbertError(f"{directory}: {names['directory']} not found")
-    config = os.path.join(directory, "albert_config.json")
-    if not os.path.isfile(config):
-        raise AlbertError(f"{config}: not found; {names['directory']} must hold albert_config.json, the "
-                          "SentencePiece .model and the checkpoint")
-    if spm_model_file is None:
-        models = sorted(f for f in os.listdir(directory) if f.endswith(".model"))
-        if not models:
-            raise AlbertError(f"{directory}: no SentencePiece .model file; pass {names['spm']}")
-        if len(models) > 1:
-            raise AlbertError(f"{directory}: {len(models)} SentencePiece .model files ({', '.join(models)}); pass "
-                              f"{names['spm']}")
-        spm_model_file = os.path.join(directory, models[0])
-    elif not os.path.isfile(spm_model_file):
-        raise AlbertError(f"{spm_model_file}: {names['spm']} not found")
-    vocab = spm_model_file[:-len(".model")] + ".vocab" if spm_model_file.endswith(".model") else None
-    checkpoint = os.path.join(directory, checkpoint_name)
-    if not tf.io.gfile.exists(checkpoint + ".index"):
-        found = sorted(f[:-len(".index")] for f in os.listdir(directory) if f.endswith(".index"))
-        raise AlbertError(f"{checkpoint}.index: checkpoint not found; pass {names['checkpoint']}"
-                          + (f" (found: {', '.join(found)})" if found else ""))
-    return {"config": config, "spm_model": spm_model_file, "spm_vocab": vocab if vocab and os.path.isfile(vocab)
-            else None, "checkpoint": resolve_checkpoint_path(checkpoint)}
-
-
-def check_vocabulary(files: dict, config) -> None:
-    """The SentencePiece model and the config of a model directory must agree on the vocabulary size."""
-    from albert.tokenization import load_sentencepiece
-
-    pieces = load_sentencepiece(files["spm_model"]).GetPieceSize()
-    if pieces != config.vocab_size:
-        raise AlbertError(f"{files['spm_model']} has {pieces} pieces but {files['config']} says vocab_size "
-                          f"{config.vocab_size}: they are not from the same model")
-
-
 def load_pretrainer(files: dict):
-    """The AlbertPretrainer (float32) of a model directory, every weight -- MLM and SOP heads included -- read
-    from its checkpoint (original TF1 names or ours); the config must match the SentencePiece model."""
+    """The AlbertPretrainer (float32) of a model directory (`albert.weights.model_directory_files`: release
+    layout, Hugging Face or keras-hub), every weight -- MLM and SOP heads included -- read from its weights; the
+    config must match the SentencePiece model."""
     import keras
 
     from albert import AlbertConfig, AlbertPretrainer
-    from albert.checkpoints import is_original_checkpoint, load_original_checkpoint
+    from albert.weights import check_vocabulary, load_weights
 
     config = AlbertConfig.from_json_file(files["config"])
     check_vocabulary(files, config)
     keras.mixed_precision.set_global_policy("float32")
     model = AlbertPretrainer(config)
     path = files["checkpoint"]
-    if is_original_checkpoint(path):
-        report = load_original_checkpoint(model, path)
-        if report.missing:
-            raise AlbertError(f"{path}: lacks {len(report.missing)} variables of the pretraining model (first: "
-                              f"{report.missing[0]}); export a pretraining checkpoint, not a fine-tuned one")
-    else:
-        try:
-            tf.train.Checkpoint(model=model).read(path).expect_partial().assert_existing_objects_matched()
-        except (AssertionError, ValueError, tf.errors.OpError) as e:
-            raise AlbertError(f"{path}: does not hold this pretraining model ({str(e).splitlines()[0][:160]}); "
-                              "use the albert_config.json it was trained with and a pretraining checkpoint") \
-                from None
+    try:
+        report = load_weights(model, path)
+    except AlbertError as e:
+        if files["format"] != "ours":
+            raise
+        raise AlbertError(f"{path}: does not hold this pretraining model ({str(e)[:160]}); use the "
+                          "albert_config.json it was trained with and a pretraining checkpoint") from None
+    if report.missing:
+        raise AlbertError(f"{path}: lacks {len(report.missing)} variables of the pretraining model (first: "
+                          f"{report.missing[0]}); export a pretraining checkpoint, not a fine-tuned one (Hugging Face: "
+                          "AlbertForPreTraining)")
     return model, config
+

@@ -7,7 +7,7 @@ Data flow (B batch, T tokens, E embedding_size, H hidden_size, N heads, D = H / 
       --> L layers x inner_group_num post-LN blocks, each block's weights taken from its group       [B,T,H]
       --> tanh pooler on token 0                                                                     [B,H]
 
-Layer names follow the original's variable scopes so that `albert/checkpoints.py` can map every original TF1
+Layer names follow the original's variable scopes so that `albert/weights/original.py` can map every original TF1
 variable to a weight here with one readable table. Under a mixed-precision policy every LayerNorm runs in float32
 (its layer dtype is pinned) and attention softmax is computed in float32; residual sums are taken in float32.
 """

@@ -1,7 +1,7 @@
 """Keras models made of the encoder and a head: pretraining (MLM + SOP) and the fine-tuning tasks.
 
 Each model keeps its encoder as `.encoder` and its heads under fixed attribute names, which the checkpoint name
-table (`albert/checkpoints.py`) uses; `checkpoint_heads` says which head tables apply. A task model's output is its
+table (`albert/weights/original.py`) uses; `checkpoint_heads` says which head tables apply. A task model's output is its
 task output only (the classifier's logits, SQuAD's start/end logits, ...), so `compile`/`fit`/`predict` work with
 stock Keras losses and metrics and `predict` returns nothing else; the hidden states are `model.encoder(inputs)`.
 """

@@ -139,7 +139,7 @@ def create_optimizer(learning_rate: float, num_train_steps: int, num_warmup_step
         raise AlbertError(f"--optimizer {optimizer!r} is unknown; use adamw or lamb")
     names = {}
     if model is not None:
-        from albert.checkpoints import original_variable_map
+        from albert.weights import original_variable_map
 
         names = {id(variable): name for name, variable in original_variable_map(model).items()}
     schedule = WarmupPolynomialDecay(learning_rate, num_train_steps, num_warmup_steps, poly_power, start_warmup_step)

@@ -94,18 +94,18 @@ class PretrainedMixin:
     @classmethod
     def from_pretrained(cls, directory: str, checkpoint_name: str = "model.ckpt-best", seq_length: int | None = None,
                         do_lower_case: bool = True, spm_model_file: str | None = None, **arguments):
-        """The model of a released directory with its weights loaded and its preprocessor attached.
+        """The model of a model directory with its weights loaded and its preprocessor attached.
 
-        `arguments` go to the constructor (e.g. `num_labels=2`). The checkpoint may carry the original TF1 names or
-        be one of ours (run_pretraining / a fine-tuning runner); what it lacks -- a task head -- stays freshly
+        The directory is a released one (albert_config.json, the .model, a checkpoint with the original TF1 names
+        or one of ours), a Hugging Face one (config.json, model.safetensors, spiece.model) or a keras-hub preset.
+        `arguments` go to the constructor (e.g. `num_labels=2`). What the weights lack -- a task head -- stays freshly
         initialised and is listed in `model.load_report.missing` (and logged). `seq_length` defaults to 128 (at
         most max_position_embeddings); `do_lower_case` must match the model (True for every released model)."""
-        from albert.checkpoints import load_checkpoint_with_report
         from albert.config import AlbertConfig
-        from albert.export import albert_directory_files, check_vocabulary
         from albert.preprocessing import AlbertPreprocessor
+        from albert.weights import check_vocabulary, load_weights, model_directory_files
 
-        files = albert_directory_files(directory, checkpoint_name, spm_model_file, names={
+        files = model_directory_files(directory, checkpoint_name, spm_model_file, names={
             "directory": "the model directory", "checkpoint": "checkpoint_name=", "spm": "spm_model_file="})
         config = AlbertConfig.from_json_file(files["config"])
         check_vocabulary(files, config)
@@ -115,7 +115,7 @@ class PretrainedMixin:
             raise AlbertError(f"{cls.__name__}.from_pretrained: seq_length {seq_length} must be in [3, "
                               f"max_position_embeddings = {config.max_position_embeddings}] of {files['config']}")
         model = cls(config, **arguments)
-        model.load_report = load_checkpoint_with_report(model, files["checkpoint"])
+        model.load_report = load_weights(model, files["checkpoint"])
         if model.load_report.missing:
             log.warning("%s: freshly initialised (not in %s): %s", cls.__name__, files["checkpoint"],
                         ", ".join(model.load_report.missing))

@@ -102,7 +102,7 @@ def record_best(model, output_dir: str, step: int, value: float) -> tuple:
     original) when `value` beats the best so far. As the original, the best starts at -1 (step 0) and must be
     beaten strictly, so a NaN metric (e.g. Pearson of constant predictions) is never best. Returns
     (best_step, best_value)."""
-    from albert.checkpoints import save_original_checkpoint
+    from albert.weights import save_original_checkpoint
 
     path = os.path.join(output_dir, "best_trial.txt")
     best_step, best_value = 0, -1.0

@@ -70,7 +70,7 @@ def albert_dir(tmp_path_factory):
     import keras
 
     from albert import AlbertConfig, AlbertPretrainer
-    from albert.checkpoints import save_original_checkpoint
+    from albert.weights import save_original_checkpoint
     from albert.tokenization import load_sentencepiece
 
     directory = tmp_path_factory.mktemp("albert_dir")
@@ -92,7 +92,7 @@ def albert_dir(tmp_path_factory):
 
 def keras_pretrainer(directory):
     from albert import AlbertConfig, AlbertPretrainer
-    from albert.checkpoints import load_original_checkpoint
+    from albert.weights import load_original_checkpoint
 
     model = AlbertPretrainer(AlbertConfig.from_json_file(str(directory / "albert_config.json")))
     assert not load_original_checkpoint(model, str(directory / "model.ckpt-best")).missing
@@ -357,7 +357,7 @@ def test_bad_model_directories(albert_dir, tmp_path, case):
                    "are not from the same model")
     else:
         from albert import AlbertClassifier, AlbertConfig
-        from albert.checkpoints import save_original_checkpoint
+        from albert.weights import save_original_checkpoint
 
         config = AlbertConfig.from_json_file(str(source / "albert_config.json"))
         save_original_checkpoint(AlbertClassifier(config, num_labels=2), str(source / "model.ckpt-best"))

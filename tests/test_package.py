@@ -44,6 +44,7 @@ def test_pip_install_gives_every_module_outside_the_repository(tmp_path):
     ("run_squad.py", ["--strategy", "--mixed_precision"]),
     ("run_race.py", ["--strategy", "--mixed_precision"]),
     ("export_to_tfhub.py", ["--albert_directory", "--checkpoint_name"]),
+    ("albert/convert.py", ["--input", "--output", "--to", "--architecture"]),
 ])
 def test_help_lists_the_shared_flags_and_keeps_the_usage_lines(script, flags):
     result = subprocess.run([sys.executable, os.path.join(ROOT, script), "--help"], capture_output=True, text=True,

@@ -22,7 +22,7 @@ def sandbox(tmp_path_factory):
     import keras
 
     from albert import AlbertClassifier, AlbertConfig, AlbertPretrainer
-    from albert.checkpoints import save_original_checkpoint
+    from albert.weights import save_original_checkpoint
     from albert.export import export_classifier
     from albert.tokenization import load_sentencepiece
 
@@ -48,6 +48,13 @@ def sandbox(tmp_path_factory):
     assert result.returncode == 0, result.stderr[-3000:]
     export_classifier(AlbertClassifier(config, num_labels=2), spm, True, ["0", "1"], True, 16,
                       str(root / "out/mrpc_serving"))
+    # hf_albert_sst2/: a Hugging Face AlbertForSequenceClassification directory, written by albert.convert.
+    from albert.convert import convert
+
+    save_original_checkpoint(AlbertClassifier(config, num_labels=2), str(small / "classifier" / "model.ckpt-best"))
+    for name in ("albert_config.json", "sp.model"):
+        shutil.copy(small / name, small / "classifier" / name)
+    convert(str(small / "classifier"), str(root / "hf_albert_sst2"), "huggingface")
     return root
 
 

@@ -1,4 +1,4 @@
-"""Original TF1 checkpoints in and out, through ONE declarative name table.
+"""Original TF1 checkpoints in and out, through ONE declarative name table (the other formats translate to it).
 
 Each row pairs an original variable name with the attribute path of the matching Keras weight. The layouts are
 the same on both sides (Dense kernels [in, out]; `output_weights` [classes, H] kept as such by our heads), so no
@@ -16,6 +16,7 @@ import numpy as np
 import tensorflow as tf
 
 from albert.errors import AlbertError
+from albert.weights import directory_format
 from albert.modeling import AlbertEncoder
 
 log = logging.getLogger("albert")
@@ -159,6 +160,10 @@ def resolve_checkpoint_path(path: str) -> str:
     """A checkpoint prefix, or a directory whose `checkpoint` file names the latest one."""
     if tf.io.gfile.isdir(path):
         latest = tf.train.latest_checkpoint(path)
+        kind = directory_format(path)
+        if latest is None and kind in ("huggingface", "keras_hub"):
+            raise AlbertError(f"{path}: a {kind.replace('_', '-')} directory, not a TF checkpoint; load it with "
+                              "albert.load_weights(model, path) or Model.from_pretrained(path)")
         if latest is None:
             raise AlbertError(f"{path}: directory holds no checkpoint (no `checkpoint` file); pass the prefix, "
                               "e.g. DIR/model.ckpt-best")
@@ -186,6 +191,23 @@ def _group0_name(name: str) -> str:
     return re.sub(r"/(?:group|layer)_\d+/", "/group_0/", name, count=1)
 
 
+class CheckpointTensors:
+    """A TF1 name-based checkpoint seen as {original name: shape} + get(name): what `load_tensors` reads. The
+    other formats (albert.weights.huggingface / keras_hub) offer the same four attributes, names translated."""
+
+    config_name = "albert_config.json"
+    optional = ()  # encoder variables the source may lack (kept initialised, reported missing)
+
+    def __init__(self, path: str):
+        self.path = resolve_checkpoint_path(path)
+        self._reader = tf.train.load_checkpoint(self.path)
+        self.shapes = self._reader.get_variable_to_shape_map()
+        self.ignored, self.unused = [], []
+
+    def get(self, name: str) -> np.ndarray:
+        return self._reader.get_tensor(name)
+
+
 def load_original_checkpoint(model, path: str, init_from_group0: bool = False) -> LoadReport:
     """Load an original (TF1 name-based) ALBERT checkpoint into an encoder or any model of `albert.models`.
 
@@ -194,29 +216,34 @@ def load_original_checkpoint(model, path: str, init_from_group0: bool = False) -
     `AlbertError` naming the variable, both shapes and the likely cause when the checkpoint does not fit. With
     `init_from_group0` (the original's flag) every block the checkpoint lacks is initialised from its group 0.
     """
-    path = resolve_checkpoint_path(path)
-    reader = tf.train.load_checkpoint(path)
-    ckpt_shapes = reader.get_variable_to_shape_map()
+    return load_tensors(model, CheckpointTensors(path), init_from_group0)
+
+
+def load_tensors(model, source, init_from_group0: bool = False) -> LoadReport:
+    """Assign every variable of `model` from `source` ({original name: shape} + get(name)), checking shapes;
+    the one place where weights of any format enter a model."""
+    path, ckpt_shapes = source.path, source.shapes
     names = original_variable_map(model)
     config = _encoder_of(model).config
     loaded, missing = [], []
     for name, variable in sorted(names.items()):
-        source = name
+        source_name = name
         if name not in ckpt_shapes and init_from_group0 and _block_key(name):
-            source = _group0_name(name)
-        if source not in ckpt_shapes:
-            if name.startswith("bert/"):
-                raise AlbertError(_missing_encoder_message(path, name, ckpt_shapes, config))
+            source_name = _group0_name(name)
+        if source_name not in ckpt_shapes:
+            if name.startswith("bert/") and not name.startswith(tuple(source.optional)):
+                raise AlbertError(_missing_encoder_message(path, name, ckpt_shapes, config, source))
             missing.append(name)
             continue
-        want, have = tuple(variable.shape), tuple(ckpt_shapes[source])
+        want, have = tuple(variable.shape), tuple(ckpt_shapes[source_name])
         if want != have:
-            raise AlbertError(f"{path}: variable {name} has shape {list(have)} in the checkpoint but "
-                              f"{list(want)} in the model: {_shape_cause(name)}; use the albert_config.json "
+            described = source.describe(name) if hasattr(source, "describe") else name
+            raise AlbertError(f"{path}: variable {described} has shape {list(have)} in the checkpoint but "
+                              f"{list(want)} in the model: {_shape_cause(name)}; use the {source.config_name} "
                               "that came with the checkpoint")
-        variable.assign(reader.get_tensor(source).astype(np.dtype(variable.dtype)))
+        variable.assign(np.asarray(source.get(source_name)).astype(np.dtype(variable.dtype)))
         loaded.append(name)
-    ignored, unused = [], []
+    ignored, unused = list(source.ignored), list(source.unused)
     used = set(loaded) | ({_group0_name(n) for n in loaded if _block_key(n)} if init_from_group0 else set())
     for name in sorted(ckpt_shapes):
         if name in used:
@@ -229,7 +256,7 @@ def load_original_checkpoint(model, path: str, init_from_group0: bool = False) -
                               f"{'block ' + key if key else 'such variable'}: the checkpoint was made with another "
                               f"num_hidden_groups / inner_group_num / sharing / embedding_size (model: "
                               f"{config.num_hidden_groups} / {config.inner_group_num} / {config.sharing} / "
-                              f"{config.embedding_size}); use the albert_config.json that came with it")
+                              f"{config.embedding_size}); use the {source.config_name} that came with it")
         else:
             unused.append(name)
     report = LoadReport(path, loaded, missing, ignored, unused)
@@ -237,10 +264,12 @@ def load_original_checkpoint(model, path: str, init_from_group0: bool = False) -
     return report
 
 
-def _missing_encoder_message(path, name, ckpt_shapes, config) -> str:
+def _missing_encoder_message(path, name, ckpt_shapes, config, source=None) -> str:
     if "embedding_hidden_mapping_in" in name:
         cause = ("the checkpoint has no E->H projection, so it was made with embedding_size == hidden_size "
                  f"(model: {config.embedding_size} != {config.hidden_size})")
+    elif _block_key(name) in {_block_key(n) for n in ckpt_shapes}:
+        cause = f"the checkpoint has block {_block_key(name)} but not this tensor: it is incomplete or damaged"
     elif _block_key(name):
         blocks = sorted({k for k in map(_block_key, ckpt_shapes) if k})
         cause = (f"the checkpoint's blocks are {', '.join(blocks) or 'none'}: it was made with another "
@@ -248,7 +277,8 @@ def _missing_encoder_message(path, name, ckpt_shapes, config) -> str:
                  f"{config.inner_group_num} / {config.sharing})")
     else:
         cause = "it is not an ALBERT checkpoint of the original layout"
-    return f"{path}: the model needs {name} but the checkpoint lacks it: {cause}"
+    described = source.describe(name) if hasattr(source, "describe") else name
+    return f"{path}: the model needs {described} but the checkpoint lacks it: {cause}"
 
 
 def save_original_checkpoint(model, path: str, global_step: int | None = None) -> str:
@@ -275,46 +305,6 @@ def save_original_checkpoint(model, path: str, global_step: int | None = None) -
 def is_original_checkpoint(path: str) -> bool:
     """True for a TF1 name-based checkpoint (the original's), False for a TF2 object-based one (ours)."""
     return "_CHECKPOINTABLE_OBJECT_GRAPH" not in tf.train.load_checkpoint(path).get_variable_to_shape_map()
-
-
-def init_from_checkpoint(model, path: str, init_from_group0: bool = False) -> str:
-    """Warm-start any model from an original TF1 checkpoint, a run_pretraining checkpoint or a fine-tuned one
-    (TF2, object-based: the shared `encoder` and any head of the same name are restored). Returns a summary."""
-    path = resolve_checkpoint_path(path)
-    if is_original_checkpoint(path):
-        return str(load_original_checkpoint(model, path, init_from_group0=init_from_group0))
-    encoder = _encoder_of(model)
-    try:
-        status = tf.train.Checkpoint(model=tf.train.Checkpoint(encoder=encoder)).read(path)
-        status.expect_partial()
-        status.assert_existing_objects_matched()
-        if encoder is not model:  # heads of the same name (a fine-tuned checkpoint of the same task)
-            tf.train.Checkpoint(model=model).read(path).expect_partial()
-    except (AssertionError, ValueError, tf.errors.OpError) as e:
-        raise AlbertError(f"{path}: the checkpoint does not fit this model ({str(e).splitlines()[0][:200]}); use "
-                          "the albert_config.json it was trained with") from None
-    return f"{path}: restored the encoder (and any head of the same name) from a TF2 checkpoint"
-
-
-def load_checkpoint_with_report(model, path: str) -> LoadReport:
-    """Load a checkpoint (original TF1 names or ours) into `model`; the LoadReport's `missing` lists the task-head
-    variables the checkpoint lacks, which keep their initialisation (for ours, found exactly: each head variable
-    holds NaN during the restore; one still all NaN after it was not in the checkpoint and gets its value back)."""
-    path = resolve_checkpoint_path(path)
-    if is_original_checkpoint(path):
-        return load_original_checkpoint(model, path)
-    own = {id(v) for v in _encoder_of(model).weights}
-    heads = [v for v in model.weights if id(v) not in own]
-    kept = [np.asarray(v) for v in heads]
-    for variable in heads:
-        variable.assign(tf.fill(variable.shape, float("nan")))
-    init_from_checkpoint(model, path)
-    missing = []
-    for variable, value in zip(heads, kept):
-        if np.isnan(np.asarray(variable)).all():
-            variable.assign(value)
-            missing.append(variable.path)
-    return LoadReport(path, [v.path for v in model.weights if v.path not in missing], missing, [], [])
 
 
 def checkpoint_step(path: str) -> int | None:

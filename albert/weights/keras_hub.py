@@ -1,0 +1,196 @@
+"""keras-hub ALBERT presets in (`config.json` + `model.weights.h5` [+ `task.json` + `task.weights.h5`] +
+`assets/tokenizer/vocabulary.spm`), read with h5py: no keras-hub needed.
+
+A Keras 3 weights file names each layer by its class (`dense`, `dense_1`, `transformer_encoder_3`, ...) in the
+order the model tracks them, so each row pairs such a path with an original TF1 name (albert.weights.original's
+table) and the layout change: `SAME`, `TRANSPOSE` (a classifier kernel [H, C] -> the original's [C, H]),
+`HEADS_IN` (an attention EinsumDense kernel [H, N, D] -> [H, N*D], its bias [N, D] -> [N*D]) or `HEADS_OUT`
+([N, D, H] -> [N*D, H]). Block (g, k) is the backbone's `transformer_encoder` number g * inner + k.
+Checked against keras-hub 0.32.0.
+"""
+
+import json
+import os
+
+import numpy as np
+
+from albert.errors import AlbertError
+
+SAME, TRANSPOSE, HEADS_IN, HEADS_OUT = "same", "transpose", "heads_in", "heads_out"
+
+BACKBONE_TABLE = [
+    ("layers/reversible_embedding/vars/0", "bert/embeddings/word_embeddings", SAME),
+    ("layers/embedding/vars/0", "bert/embeddings/token_type_embeddings", SAME),
+    ("layers/position_embedding/vars/0", "bert/embeddings/position_embeddings", SAME),
+    ("layers/layer_normalization/vars/0", "bert/embeddings/LayerNorm/gamma", SAME),
+    ("layers/layer_normalization/vars/1", "bert/embeddings/LayerNorm/beta", SAME),
+    ("layers/dense/vars/0", "bert/encoder/embedding_hidden_mapping_in/kernel", SAME),
+    ("layers/dense/vars/1", "bert/encoder/embedding_hidden_mapping_in/bias", SAME),
+    ("layers/dense_1/vars/0", "bert/pooler/dense/kernel", SAME),
+    ("layers/dense_1/vars/1", "bert/pooler/dense/bias", SAME),
+]
+BLOCK_KERAS_HUB = "layers/transformer_encoder{index}/"
+BLOCK_ORIGINAL = "bert/encoder/transformer/group_{g}/inner_group_{k}/"
+BLOCK_TABLE = [
+    ("_self_attention_layer/query_dense/vars/0", "attention_1/self/query/kernel", HEADS_IN),
+    ("_self_attention_layer/query_dense/vars/1", "attention_1/self/query/bias", HEADS_IN),
+    ("_self_attention_layer/key_dense/vars/0", "attention_1/self/key/kernel", HEADS_IN),
+    ("_self_attention_layer/key_dense/vars/1", "attention_1/self/key/bias", HEADS_IN),
+    ("_self_attention_layer/value_dense/vars/0", "attention_1/self/value/kernel", HEADS_IN),
+    ("_self_attention_layer/value_dense/vars/1", "attention_1/self/value/bias", HEADS_IN),
+    ("_self_attention_layer/output_dense/vars/0", "attention_1/output/dense/kernel", HEADS_OUT),
+    ("_self_attention_layer/output_dense/vars/1", "attention_1/output/dense/bias", SAME),
+    ("_self_attention_layer_norm/vars/0", "LayerNorm/gamma", SAME),
+    ("_self_attention_layer_norm/vars/1", "LayerNorm/beta", SAME),
+    ("_feedforward_intermediate_dense/vars/0", "ffn_1/intermediate/dense/kernel", SAME),
+    ("_feedforward_intermediate_dense/vars/1", "ffn_1/intermediate/dense/bias", SAME),
+    ("_feedforward_output_dense/vars/0", "ffn_1/intermediate/output/dense/kernel", SAME),
+    ("_feedforward_output_dense/vars/1", "ffn_1/intermediate/output/dense/bias", SAME),
+    ("_feedforward_layer_norm/vars/0", "LayerNorm_1/gamma", SAME),
+    ("_feedforward_layer_norm/vars/1", "LayerNorm_1/beta", SAME),
+]
+# task.json class -> (the albert.models class, its head table, the rows of task.weights.h5)
+TASKS = {
+    "AlbertTextClassifier": ("AlbertClassifier", [
+        ("layers/dense/vars/0", "output_weights", TRANSPOSE),
+        ("layers/dense/vars/1", "output_bias", SAME),
+    ]),
+    # keras-hub's head normalises with epsilon 1e-5 (the original's 1e-12 here): see README, "Weights".
+    "AlbertMaskedLM": ("AlbertPretrainer", [
+        ("layers/masked_lm_head/_intermediate_dense/vars/0", "cls/predictions/transform/dense/kernel", SAME),
+        ("layers/masked_lm_head/_intermediate_dense/vars/1", "cls/predictions/transform/dense/bias", SAME),
+        ("layers/masked_lm_head/_intermediate_layer_norm/vars/0", "cls/predictions/transform/LayerNorm/gamma", SAME),
+        ("layers/masked_lm_head/_intermediate_layer_norm/vars/1", "cls/predictions/transform/LayerNorm/beta", SAME),
+        ("layers/masked_lm_head/vars/0", "cls/predictions/output_bias", SAME),
+    ]),
+}
+CONFIG_KEYS = {"vocabulary_size": "vocab_size", "num_layers": "num_hidden_layers", "num_heads": "num_attention_heads",
+               "embedding_dim": "embedding_size", "hidden_dim": "hidden_size", "intermediate_dim": "intermediate_size",
+               "num_groups": "num_hidden_groups", "num_inner_repetitions": "inner_group_num",
+               "max_sequence_length": "max_position_embeddings", "num_segments": "type_vocab_size"}
+SPM_MODEL = os.path.join("assets", "tokenizer", "vocabulary.spm")
+
+
+def is_config(values) -> bool:
+    return isinstance(values, dict) and str(values.get("registered_name", "")).startswith("keras_hub>")
+
+
+def config_from_dict(values: dict, source: str):
+    """An AlbertConfig from a keras-hub preset's `config.json` (an AlbertBackbone; tanh GELU, epsilon 1e-12)."""
+    from albert.config import AlbertConfig
+
+    if values.get("class_name") != "AlbertBackbone":
+        raise AlbertError(f"{source}: a keras-hub {values.get('class_name')} preset, not ALBERT (class_name must "
+                          "be AlbertBackbone); pass an ALBERT preset directory")
+    keys = values.get("config", {})
+    ours = {ours: keys[theirs] for theirs, ours in CONFIG_KEYS.items() if theirs in keys}
+    dropout = keys.get("dropout", 0.0)
+    ours.update(hidden_dropout_prob=dropout, attention_probs_dropout_prob=dropout, hidden_act="gelu",
+                initializer_range=0.02)
+    return AlbertConfig.from_dict(ours, source=source)
+
+
+def read_json(path: str) -> dict:
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except json.JSONDecodeError as e:
+        raise AlbertError(f"{path}: line {e.lineno} column {e.colno}: invalid JSON ({e.msg})") from None
+
+
+def task_of(directory: str):
+    """(task.json class name, number of classes) of a task preset, or (None, None) for a backbone preset."""
+    path = os.path.join(directory, "task.json")
+    if not os.path.isfile(path):
+        return None, None
+    values = read_json(path)
+    return values.get("class_name"), values.get("config", {}).get("num_classes")
+
+
+def _convert(value: np.ndarray, layout: str) -> np.ndarray:
+    if layout == TRANSPOSE:
+        return np.ascontiguousarray(value.T)
+    if layout == HEADS_IN:
+        return value.reshape(value.shape[0], -1) if value.ndim == 3 else value.reshape(-1)
+    if layout == HEADS_OUT:
+        return value.reshape(-1, value.shape[-1])
+    return value
+
+
+def _read_h5(path: str) -> dict:
+    import h5py
+
+    out = {}
+    try:
+        with h5py.File(path, "r") as f:
+            f.visititems(lambda name, obj: out.__setitem__(name, obj[()]) if isinstance(obj, h5py.Dataset)
+                         else None)
+    except OSError as e:
+        raise AlbertError(f"{path}: not a readable Keras weights file ({str(e).splitlines()[0][:120]})") from None
+    return out
+
+
+class KerasHubTensors:
+    """A keras-hub preset directory seen as original names, for `load_tensors`."""
+
+    config_name = "config.json"
+    optional = ()
+
+    def __init__(self, directory: str, config):
+        self.path = os.path.join(directory, "model.weights.h5")
+        if not os.path.isfile(self.path):
+            raise AlbertError(f"{directory}: no model.weights.h5 (a keras-hub preset holds config.json, "
+                              "model.weights.h5 and assets/tokenizer/vocabulary.spm)")
+        rows = list(BACKBONE_TABLE)
+        for g in range(config.num_hidden_groups):
+            for k in range(config.inner_group_num):
+                index = g * config.inner_group_num + k
+                prefix = BLOCK_KERAS_HUB.format(index=f"_{index}" if index else "")
+                rows += [(prefix + ours, BLOCK_ORIGINAL.format(g=g, k=k) + original, layout)
+                         for ours, original, layout in BLOCK_TABLE]
+        self.shapes, self._values, self.ignored, self.unused, self._names = {}, {}, [], [], {}
+        self._add(self.path, _read_h5(self.path), rows, config, "")
+        task, _ = task_of(directory)
+        task_file = os.path.join(directory, "task.weights.h5")
+        if task and os.path.isfile(task_file):
+            self._add(task_file, _read_h5(task_file), TASKS.get(task, (None, []))[1], config, "task.weights.h5:")
+
+    def _add(self, path, tensors, rows, config, label):
+        table = {name: (original, layout) for name, original, layout in rows}
+        for name, value in sorted(tensors.items()):
+            if name.startswith("optimizer/"):
+                self.ignored.append(label + name)
+            elif name in table:
+                original, layout = table[name]
+                value = _convert(value, layout)
+                self._values[original], self.shapes[original] = value, value.shape
+                self._names[original] = label + name
+            elif name.startswith("layers/transformer_encoder"):
+                raise AlbertError(f"{path}: {name} has no place in a model of num_groups "
+                                  f"{config.num_hidden_groups} / num_inner_repetitions {config.inner_group_num}: "
+                                  "use the config.json that came with the weights")
+            else:
+                self.unused.append(label + name)
+        if not label and config.embedding_size == config.hidden_size:
+            self._drop_identity_mapping(config)
+
+    def _drop_identity_mapping(self, config):
+        """keras-hub always has the E->H projection; the original has none when E == H. Identity: dropped."""
+        kernel = "bert/encoder/embedding_hidden_mapping_in/kernel"
+        bias = "bert/encoder/embedding_hidden_mapping_in/bias"
+        if kernel not in self._values:
+            return
+        w, b = self._values[kernel], self._values.get(bias, np.zeros(1))
+        if not (np.array_equal(w, np.eye(len(w))) and not b.any()):
+            raise AlbertError(f"{self.path}: embedding_dim == hidden_dim but the embedding projection is not the "
+                              "identity: the original ALBERT has no E->H projection then, so it cannot hold these "
+                              "weights")
+        for name in (kernel, bias):
+            self.ignored.append(self._names.pop(name))
+            self._values.pop(name), self.shapes.pop(name)
+
+    def get(self, name: str) -> np.ndarray:
+        return self._values[name]
+
+    def describe(self, name: str) -> str:
+        return f"{name} (keras-hub: {self._names[name]})" if name in self._names else name
