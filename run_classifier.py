@@ -206,4 +206,4 @@ def write_predictions(task, logits, examples, output_dir):
 
 
 if __name__ == "__main__":
-    cli.run(main)
+    cli.run(main, output_dir_flag="output_dir")

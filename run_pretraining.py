@@ -66,7 +66,8 @@ def main(argv):
 
     from albert import AlbertPretrainer
     from albert.weights import init_from_checkpoint, save_original_checkpoint
-    from albert.input_pipeline import expand_files, pretraining_dataset
+    from albert.feature_specs import pretraining_features
+    from albert.input_pipeline import check_records, expand_files, pretraining_dataset
     from albert.optimization import create_optimizer
     from albert.tasks.pretraining import pretraining_loss
     from albert.training import Trainer
@@ -74,6 +75,13 @@ def main(argv):
     config, strategy = runner.setup(FLAGS)
     train_files = expand_files(FLAGS.input_file)
     eval_files = expand_files(FLAGS.eval_file) if FLAGS.eval_file else train_files
+    spec = pretraining_features(FLAGS.max_seq_length, FLAGS.max_predictions_per_seq)
+    lengths = {name: ("--max_seq_length", FLAGS.max_seq_length) for name in ("input_ids", "input_mask", "segment_ids")}
+    lengths.update({name: ("--max_predictions_per_seq", FLAGS.max_predictions_per_seq)
+                    for name in ("masked_lm_positions", "masked_lm_ids", "masked_lm_weights")})
+    spec.pop("token_boundary")  # not read
+    check_records(sorted(set(train_files if FLAGS.do_train else []) | set(eval_files if FLAGS.do_eval else [])),
+                  spec, lengths, config.vocab_size, "pretraining records")
     replicas = strategy.num_replicas_in_sync
     micro_batch = FLAGS.train_batch_size // FLAGS.gradient_accumulation_steps
     if FLAGS.train_batch_size % (FLAGS.gradient_accumulation_steps * replicas):
@@ -125,4 +133,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    cli.run(main)
+    cli.run(main, output_dir_flag="output_dir")

@@ -142,4 +142,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    cli.run(main)
+    cli.run(main, output_dir_flag="output_dir")

@@ -210,4 +210,4 @@ def predict_and_write(model, predict: dict, version_2: bool):
 
 
 if __name__ == "__main__":
-    cli.run(main)
+    cli.run(main, output_dir_flag="output_dir")

@@ -11,18 +11,44 @@ INIT_CHECKPOINT_HELP = ("Warm start: an original TF1 checkpoint, one of ours, a 
                         "supplies --albert_config_file and --spm_model_file when they are not passed.")
 
 
-def run(main):
-    """`absl.app.run(main)`, turning an AlbertError into `<program>: error: <message>` and exit status 2."""
+def program() -> str:
+    return sys.argv[0].rsplit("/", 1)[-1]
+
+
+def parse_flags(argv):
+    """absl's flag parsing with this project's error convention: a bad flag is one line and exit status 2 (absl:
+    two lines, status 1); --help / --helpfull print the usage and exit 0 (absl: 1)."""
+    from absl import flags
+
+    try:
+        return flags.FLAGS(argv)
+    except flags.Error as e:
+        print(f"{program()}: error: {' '.join(str(e).split())}; see --help", file=sys.stderr)
+        sys.exit(2)
+    except SystemExit as e:  # absl's help flags print the usage, then exit 1
+        sys.exit(0 if e.code == 1 else e.code)
+
+
+def run(main, output_dir_flag: str | None = None):
+    """`absl.app.run(main)`, turning an AlbertError into `<program>: error: <message>` and exit status 2. With
+    `output_dir_flag`, the directory that flag names is held by this run alone (albert.rundir.exclusive)."""
 
     def guarded(argv):
         logging.set_verbosity(logging.WARNING)  # TensorFlow's INFO chatter (checkpoint sharding, ...) stays out
         try:
+            if output_dir_flag:
+                from absl import flags
+
+                from albert.rundir import exclusive
+
+                with exclusive(getattr(flags.FLAGS, output_dir_flag)):
+                    return main(argv)
             return main(argv)
         except AlbertError as e:
-            print(f"{sys.argv[0].rsplit('/', 1)[-1]}: error: {e}", file=sys.stderr)
+            print(f"{program()}: error: {e}", file=sys.stderr)
             sys.exit(2)
 
-    app.run(guarded)
+    app.run(guarded, flags_parser=parse_flags)
 
 
 def require(flags_values: dict):

@@ -86,3 +86,46 @@ def squad_dataset(files: list, max_seq_length: int, batch_size: int, is_training
     """SQuAD feature records (spec §10.2); training records carry the targets."""
     return record_dataset(files, _decoder(squad_features(max_seq_length, is_training)), batch_size, is_training,
                           input_context, seed)
+
+
+def check_records(files: list, spec: dict, flags: dict, vocab_size: int | None = None, what: str = "records"):
+    """Fail fast, in one line, on record files the run cannot use: a file that is empty, truncated or not a
+    TFRecord, records that are not `tf.train.Example`s of `spec`, a feature whose length disagrees with the flag
+    that sets it (`flags`: {feature: (flag name, flag value)}; the message names the value the records need), or
+    input ids outside the vocabulary. Local files are walked header by header; the first record is parsed."""
+    from albert.errors import AlbertError
+    from albert.tfrecord import count_records
+
+    for path in files:
+        if "://" not in path:
+            try:
+                count = count_records(path)
+            except ValueError as e:
+                raise AlbertError(f"{path}: not a complete TFRecord file ({e}); rewrite it") from None
+            if count == 0:
+                raise AlbertError(f"{path}: holds no records; pass {what} files written by the data tools")
+        try:
+            first = next(iter(tf.data.TFRecordDataset(path).take(1)), None)
+        except tf.errors.OpError as e:
+            raise AlbertError(f"{path}: not a TFRecord file ({e.message.splitlines()[0][:120]})") from None
+        if first is None:
+            raise AlbertError(f"{path}: holds no records; pass {what} files written by the data tools")
+        try:
+            example = tf.train.Example.FromString(first.numpy())
+        except Exception:  # protobuf's DecodeError
+            raise AlbertError(f"{path}: its records are not tf.train.Example protos; pass {what} files") from None
+        found = example.features.feature
+        for name, (dtype, length) in spec.items():
+            if name not in found:
+                raise AlbertError(f"{path}: its records have no `{name}` feature: they are not {what}")
+            values = found[name].float_list.value if dtype == "float32" else found[name].int64_list.value
+            if len(values) != length:
+                flag, value = flags.get(name, (None, None))
+                fix = (f"; pass {flag}={len(values) * value // length}" if flag and len(values) * value % length == 0
+                       else "")
+                raise AlbertError(f"{path}: its records hold `{name}` of length {len(values)}, but "
+                                  f"{flag + ' ' + str(value) if flag else 'this run'} needs {length}{fix}")
+        ids = found["input_ids"].int64_list.value if "input_ids" in found else []
+        if vocab_size is not None and ids and max(ids) >= vocab_size:
+            raise AlbertError(f"{path}: its records hold token id {max(ids)}, outside vocab_size {vocab_size} of the "
+                              "config: they were made with another SentencePiece model")

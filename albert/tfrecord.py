@@ -44,3 +44,24 @@ class TFRecordWriter:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def count_records(path: str) -> int:
+    """The number of records of a local TFRecord file, walking the length headers (data and CRCs not read).
+    Raises ValueError naming where the framing breaks (a truncated or non-TFRecord file)."""
+    count, offset = 0, 0
+    with open(path, "rb") as f:
+        size = f.seek(0, 2)
+        while offset < size:
+            f.seek(offset)
+            header = f.read(12)
+            if len(header) < 12:
+                raise ValueError(f"truncated after {count} records ({size - offset} stray bytes at the end)")
+            length = struct.unpack("<Q", header[:8])[0]
+            if struct.unpack("<I", header[8:])[0] != masked_crc32c(header[:8]):
+                raise ValueError(f"record {count + 1} at byte {offset} has a corrupt length header")
+            offset += 16 + length
+            if offset > size:
+                raise ValueError(f"truncated in record {count + 1} (the file ends {offset - size} bytes early)")
+            count += 1
+    return count

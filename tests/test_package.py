@@ -54,3 +54,18 @@ def test_help_lists_the_shared_flags_and_keeps_the_usage_lines(script, flags):
     for flag in flags:
         assert f"  {flag}:" in result.stdout or f"  --[no]{flag[2:]}:" in result.stdout, flag
     assert " " * 9 + "--" not in result.stdout  # the usage example keeps its line continuations
+    assert result.returncode == 0  # absl's --help exits 1; here a help request is a success
+
+
+@pytest.mark.parametrize("script, argument, message", [
+    ("run_classifier.py", "--max_seq_length=abc", "flag --max_seq_length=abc: invalid literal for int() with base 10: "
+                                                  "'abc'; see --help"),
+    ("run_pretraining.py", "--no_such_flag=1", "Unknown command line flag 'no_such_flag'; see --help"),
+    ("run_squad.py", "--doc_stride=", "flag --doc_stride=: invalid literal for int() with base 10: ''; see --help"),
+    ("albert/convert.py", "--to=onnx", "flag --to=onnx: value should be one of <release|huggingface>; see --help"),
+])
+def test_flag_errors_are_one_line_and_exit_2(script, argument, message):
+    result = subprocess.run([sys.executable, os.path.join(ROOT, script), argument], capture_output=True, text=True,
+                            timeout=120, env=dict(os.environ, PYTHONPATH=ROOT))
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [f"{os.path.basename(script)}: error: {message}"]

@@ -1,0 +1,72 @@
+"""What every runner does to its output directory, once: one writer at a time.
+
+`exclusive(output_dir)` holds an advisory lock (`fcntl.flock`) on `<output_dir>/.albert.lock` for the whole run, so
+a second run on the same directory stops at once with one line naming the first (its pid, host, command and start
+time). The kernel drops the lock of a killed run, so the next run takes the directory over (and says so); the lock
+file is removed when the run ends, and a directory the run created and left empty (a bad flag found after the lock
+was taken) is removed too. In a multi-worker run each worker locks its own name (`.albert.lock.<task>_<index>`),
+as each keeps its own checkpoints. Remote paths (gs://...) are not locked: flock needs a local file system.
+"""
+
+import contextlib
+import fcntl
+import json
+import os
+import socket
+import sys
+import time
+
+from albert.errors import AlbertError
+
+LOCK = ".albert.lock"
+
+
+def lock_name() -> str:
+    """`.albert.lock` for the chief (or a single-process run), `.albert.lock.worker_<i>` for the other workers."""
+    try:
+        task = json.loads(os.environ.get("TF_CONFIG") or "{}").get("task") or {}
+    except ValueError:
+        task = {}
+    kind, index = task.get("type"), int(task.get("index", 0) or 0)
+    if kind in (None, "chief") or (kind == "worker" and index == 0):
+        return LOCK
+    return f"{LOCK}.{kind}_{index}"
+
+
+@contextlib.contextmanager
+def exclusive(output_dir: str):
+    if not output_dir or "://" in output_dir:
+        yield
+        return
+    if os.path.exists(output_dir) and not os.path.isdir(output_dir):
+        raise AlbertError(f"{output_dir}: --output_dir is a file; pass a directory")
+    created = not os.path.exists(output_dir)
+    try:
+        os.makedirs(output_dir, exist_ok=True)
+        path = os.path.join(output_dir, lock_name())
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as e:
+        raise AlbertError(f"{output_dir}: cannot write to --output_dir ({e.strerror})") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = os.pread(fd, 4096, 0).decode("utf-8", "replace").strip() or "a run that is starting"
+        os.close(fd)
+        raise AlbertError(f"{output_dir}: in use by another run ({holder}); wait for it to end or pass another "
+                          "--output_dir") from None
+    previous = os.pread(fd, 4096, 0).decode("utf-8", "replace").strip()
+    if previous:
+        print(f"{output_dir}: taking over from a run that ended without releasing it ({previous})", file=sys.stderr)
+    command = " ".join(os.path.basename(a) if i == 0 else a for i, a in enumerate(sys.argv))
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()}, started "
+                  f"{time.strftime('%Y-%m-%d %H:%M:%S')}: {command[:300]}\n".encode(), 0)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(path)  # still holding the lock: a run waiting on this inode fails, a new one makes its own
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            if created and not os.listdir(output_dir):
+                os.rmdir(output_dir)

@@ -1,0 +1,90 @@
+"""One writer per output directory (albert/rundir.py): a second run stops at once naming the first; a killed run's
+lock is taken over; the lock file goes when the run ends; a directory made only for a failed run is removed."""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from tests.helpers import ROOT
+
+HOLD = textwrap.dedent("""
+    import sys, time
+    from albert.rundir import exclusive
+    with exclusive(sys.argv[1]):
+        print("held", flush=True)
+        time.sleep(120)
+""")
+
+
+def holder(directory):
+    process = subprocess.Popen([sys.executable, "-c", HOLD, str(directory)], stdout=subprocess.PIPE, text=True,
+                               env=dict(os.environ, PYTHONPATH=ROOT), stderr=subprocess.PIPE)
+    assert process.stdout.readline().strip() == "held", process.stderr.read()
+    return process
+
+
+def run(script, *args):
+    return subprocess.run([sys.executable, os.path.join(ROOT, script), *args], capture_output=True, text=True,
+                          timeout=120, env=dict(os.environ, PYTHONPATH=ROOT))
+
+
+@pytest.mark.parametrize("script", ["run_pretraining.py", "run_classifier.py", "run_squad.py", "run_race.py"])
+def test_second_run_on_a_directory_stops_naming_the_first(script, tmp_path):
+    out = tmp_path / "out"
+    first = holder(out)
+    try:
+        result = run(script, f"--output_dir={out}")
+        assert result.returncode == 2, result.stderr[-2000:]
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"{script}: error: {out}: in use by another run (pid "
+                                                       f"{first.pid} on "), lines
+        assert lines[0].endswith("; wait for it to end or pass another --output_dir")
+        assert os.listdir(out) == [".albert.lock"]  # the first run's, untouched
+    finally:
+        first.kill()
+        first.wait()
+
+
+def test_a_killed_runs_lock_is_taken_over_and_the_file_removed_at_the_end(tmp_path):
+    out = tmp_path / "out"
+    first = holder(out)
+    os.kill(first.pid, signal.SIGKILL)
+    first.wait()
+    assert os.listdir(out) == [".albert.lock"]  # left by the kill
+    code = "from albert.rundir import exclusive\nwith exclusive(%r):\n    open(%r, 'w').write('x')\n" % (
+        str(out), str(out / "result.txt"))
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                            env=dict(os.environ, PYTHONPATH=ROOT))
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.startswith(f"{out}: taking over from a run that ended without releasing it (pid {first.pid} ")
+    assert os.listdir(out) == ["result.txt"]
+
+
+def test_a_failed_run_leaves_no_directory_and_a_file_is_refused(tmp_path):
+    out = tmp_path / "new"
+    result = run("run_classifier.py", f"--output_dir={out}", "--task_name=MRPC")  # no --data_dir
+    assert result.returncode == 2 and result.stderr.strip().splitlines() == [
+        "run_classifier.py: error: --data_dir is required"]
+    assert os.listdir(tmp_path) == []
+    (tmp_path / "file").write_text("x")
+    result = run("run_pretraining.py", f"--output_dir={tmp_path / 'file'}")
+    assert result.stderr.strip().splitlines() == [
+        f"run_pretraining.py: error: {tmp_path / 'file'}: --output_dir is a file; pass a directory"]
+    assert result.returncode == 2
+
+
+def test_workers_of_one_multi_worker_run_lock_their_own_names(monkeypatch):
+    from albert.rundir import lock_name
+
+    for tf_config, name in [(None, ".albert.lock"), ('{"task": {"type": "worker", "index": 0}}', ".albert.lock"),
+                            ('{"task": {"type": "worker", "index": 1}}', ".albert.lock.worker_1"),
+                            ('{"task": {"type": "chief", "index": 0}}', ".albert.lock")]:
+        if tf_config is None:
+            monkeypatch.delenv("TF_CONFIG", raising=False)
+        else:
+            monkeypatch.setenv("TF_CONFIG", tf_config)
+        assert lock_name() == name
