@@ -2,8 +2,9 @@
 
 The key, written as `<record>.json` beside the record, holds a SHA-256 of the examples as read (texts, labels,
 ids: so an edited data file, a flipped label or another split or level filter is seen), a SHA-256 of the tokenizer
-(the SentencePiece model proto, or the vocabulary, and its lower-casing) and every feature setting. Anything else
-rebuilds the record (written under a temporary name, then renamed; the key last).
+(the SentencePiece model proto, or the vocabulary, and its lower-casing), every feature setting and the record's
+size in bytes (a truncated or replaced record is seen). Anything else rebuilds the record (written under a
+temporary name, then renamed; the key last).
 """
 
 import dataclasses
@@ -14,7 +15,7 @@ import os
 
 def tokenizer_digest(tokenizer) -> str:
     digest = hashlib.sha256()
-    sp_model = getattr(tokenizer, "sp_model", None)
+    sp_model = tokenizer if hasattr(tokenizer, "serialized_model_proto") else getattr(tokenizer, "sp_model", None)
     if sp_model is not None:
         digest.update(sp_model.serialized_model_proto())
     else:
@@ -23,24 +24,44 @@ def tokenizer_digest(tokenizer) -> str:
     return digest.hexdigest()
 
 
-def cache_key(examples: list, tokenizer, **settings) -> dict:
-    """The key of a feature record: settings (JSON values), the examples' count and digest, the tokenizer's."""
+def examples_digest(examples: list) -> str:
     digest = hashlib.sha256()
     for example in examples:
         digest.update(repr(dataclasses.astuple(example)).encode("utf-8"))
-    return {**settings, "examples": len(examples), "examples_sha256": digest.hexdigest(),
+    return digest.hexdigest()
+
+
+def cache_key(examples: list, tokenizer, **settings) -> dict:
+    """The key of a feature record: settings (JSON values), the examples' count and digest, the tokenizer's."""
+    return {**settings, "examples": len(examples), "examples_sha256": examples_digest(examples),
             "tokenizer_sha256": tokenizer_digest(tokenizer)}
 
 
-def is_fresh(record_path: str, key: dict) -> bool:
-    """True when the record exists and was built from exactly `key`."""
-    if not (os.path.exists(record_path) and os.path.exists(record_path + ".json")):
-        return False
+def stale_reason(record_path: str, stored: dict | None, key: dict) -> str | None:
+    """Why a record whose stored key is `stored` cannot be reused for `key` (None: it can)."""
+    if stored is None or not os.path.exists(record_path):
+        return "no complete record yet"
+    stored = dict(stored)
+    if stored.pop("record_bytes", None) != os.path.getsize(record_path):
+        return "the record is not the one its key describes (truncated or replaced)"
+    changed = sorted(k for k in set(stored) | set(key) if stored.get(k) != key.get(k))
+    if changed:
+        what = [k.replace("_sha256", "") for k in changed]
+        return f"built from other {', '.join(what)}"
+    return None
+
+
+def read_key(record_path: str) -> dict | None:
     try:
         with open(record_path + ".json", encoding="utf-8") as f:
-            return json.load(f) == key
+            return json.load(f)
     except (OSError, ValueError):
-        return False
+        return None
+
+
+def is_fresh(record_path: str, key: dict) -> bool:
+    """True when the record exists, has the size its key recorded and was built from exactly `key`."""
+    return stale_reason(record_path, read_key(record_path), key) is None
 
 
 def build(record_path: str, key: dict, write) -> bool:
@@ -51,7 +72,7 @@ def build(record_path: str, key: dict, write) -> bool:
     if os.path.exists(record_path + ".json"):
         os.remove(record_path + ".json")
     write(record_path)
-    write_key(record_path, key)
+    write_key(record_path, dict(key, record_bytes=os.path.getsize(record_path)))
     return True
 
 

@@ -120,7 +120,7 @@ class Trainer:
 
     def _ensure_manager(self):
         if self._manager is None:
-            items = dict(model=self.model, optimizer=self.optimizer)
+            items = dict(model=self.model, optimizer=self.optimizer, dropout_seeds=self.seed_states())
             if self.iterator is not None:
                 items["iterator"] = self.iterator
             self._checkpoint = tf.train.Checkpoint(**items)
@@ -129,13 +129,39 @@ class Trainer:
                 checkpoint_name="model.ckpt", step_counter=self.optimizer.iterations)
         return self._manager
 
+    def seed_states(self) -> list:
+        """The state of every dropout layer's random seed generator, in layer order: Keras does not track them, so
+        without them in the checkpoint a resumed run would draw other dropout masks than an uninterrupted one."""
+        return [generator.state for layer in self.model._flatten_layers()
+                for generator in getattr(layer, "_seed_generators", [])]
+
     def restore_latest(self) -> int | None:
-        """Restore the newest checkpoint of output_dir (model, optimizer, data position); its step, or None."""
+        """Restore the newest checkpoint of output_dir (model, optimizer, data position, dropout seeds); its step,
+        or None."""
         manager = self._ensure_manager()
         if manager.latest_checkpoint is None:
             return None
         self._checkpoint.restore(manager.latest_checkpoint).assert_existing_objects_matched()
         return self.step
+
+    @property
+    def _handled_file(self) -> str:
+        return os.path.join(self.checkpoint_dir, "checkpoint.handled")
+
+    def _handled_step(self) -> int:
+        """The last step whose checkpoint went through `on_checkpoint` (its evaluation), or -1."""
+        try:
+            with tf.io.gfile.GFile(self._handled_file) as f:
+                return int(f.read().strip() or -1)
+        except (tf.errors.NotFoundError, ValueError):
+            return -1
+
+    def _checkpoint_handled(self, on_checkpoint, step: int, path: str):
+        on_checkpoint(step, path)
+        tmp = f"{self._handled_file}.tmp-{os.getpid()}"
+        with tf.io.gfile.GFile(tmp, "w") as f:
+            f.write(f"{step}\n")
+        tf.io.gfile.rename(tmp, self._handled_file, overwrite=True)
 
     def save(self) -> str:
         return self._ensure_manager().save(checkpoint_number=self.step)
@@ -236,6 +262,8 @@ class Trainer:
         resumed = self.restore_latest()
         if resumed is not None:
             log(f"resumed from {self._manager.latest_checkpoint} at step {resumed}")
+            if on_checkpoint is not None and self._handled_step() < resumed:  # killed between save and evaluation
+                self._checkpoint_handled(on_checkpoint, resumed, self._manager.latest_checkpoint)
         if self._train_fn is None:
             self._train_fn = self._build_train_fn()
         meter = _Meter(self, c)
@@ -266,7 +294,7 @@ class Trainer:
             if self.step % c.save_checkpoints_steps == 0 or self.step >= c.num_train_steps:
                 path = self.save()
                 if on_checkpoint is not None:
-                    on_checkpoint(self.step, path)
+                    self._checkpoint_handled(on_checkpoint, self.step, path)
         return results
 
     def _summaries(self, totals: dict, steps: int) -> dict:

@@ -153,3 +153,17 @@ def test_the_feature_cache_is_rebuilt_when_labels_text_or_tokenizer_change(tmp_p
     tokenizer.vocab["alpha"], tokenizer.vocab["beta"] = tokenizer.vocab["beta"], tokenizer.vocab["alpha"]
     cached_features(task, str(tmp_path), "train", tokenizer, 16, str(tmp_path / "c"))
     assert os.stat(path).st_mtime_ns != stamp  # another vocabulary: rebuilt
+
+
+def test_a_truncated_feature_cache_is_rebuilt(tmp_path):
+    """A cache record cut short (a full disk, a copy interrupted) no longer matches the size its key recorded: it is
+    rebuilt rather than trained on with half the examples."""
+    make_rte_like(tmp_path, random.Random(2))
+    task, tokenizer = get_task("rte"), WordTokenizer()
+    path, examples = cached_features(task, str(tmp_path), "train", tokenizer, 16, str(tmp_path / "c"))
+    whole = open(path, "rb").read()
+    with open(path, "wb") as f:
+        f.write(whole[:len(whole) // 2])
+    cached_features(task, str(tmp_path), "train", tokenizer, 16, str(tmp_path / "c"))
+    assert open(path, "rb").read() == whole
+    assert sum(1 for _ in tf.data.TFRecordDataset(path)) == len(examples)

@@ -1,5 +1,6 @@
 """run_pretraining.py end to end: learning, resuming after SIGKILL, original inputs, strategies, errors."""
 
+import json
 import os
 import re
 import signal
@@ -61,11 +62,28 @@ def test_tiny_model_overfits_original_format_records(setup):
 
 
 @pytest.mark.slow
+def eval_blocks(path):
+    """{global_step: {key: value}} of an eval_results.txt."""
+    blocks, block = {}, {}
+    for line in open(path).read().splitlines():
+        key, value = line.split(" = ")
+        block[key] = float(value)
+        if key == "sentence_order_loss":  # the last key of a block (sorted)
+            blocks[int(block["global_step"])] = block
+            block = {}
+    return blocks
+
+
 def test_sigkill_then_rerun_resumes_exactly(setup):
-    tmp_path, records, config = setup
+    """With dropout: the dropout seed generators are checkpointed, so the resumed losses, every evaluation and
+    model.ckpt-best equal an uninterrupted run's; a checkpoint saved but not yet evaluated when the kill landed is
+    evaluated on resume."""
+    tmp_path, records, _ = setup
+    config = write_config(str(tmp_path / "dropout.json"), hidden_dropout_prob=0.1, attention_probs_dropout_prob=0.1)
     common = [f"--input_file={records}", f"--albert_config_file={config}", "--train_batch_size=4",
               "--num_train_steps=60", "--num_warmup_steps=5", "--learning_rate=0.005", "--save_checkpoints_steps=5",
-              "--iterations_per_loop=1", "--keep_checkpoint_max=3"]
+              "--iterations_per_loop=1", "--keep_checkpoint_max=3", "--do_eval", "--max_eval_steps=2",
+              "--eval_batch_size=4"]
     reference = run_pretraining(*common, f"--output_dir={tmp_path / 'ref'}")
     assert reference.returncode == 0, reference.stderr[-2000:]
     expected = step_losses(reference.stdout)
@@ -95,6 +113,14 @@ def test_sigkill_then_rerun_resumes_exactly(setup):
     assert sorted(got) == list(range(last + 1, 61))
     for step, loss in got.items():
         assert abs(loss - expected[step]) <= 1e-6, (step, loss, expected[step])
+    reference_evals, evals = eval_blocks(tmp_path / "ref" / "eval_results.txt"), eval_blocks(out / "eval_results.txt")
+    assert sorted(evals) == sorted(reference_evals) == list(range(5, 61, 5))
+    for step, block in evals.items():
+        for key, value in block.items():
+            assert abs(value - reference_evals[step][key]) <= 1e-6, (step, key)
+    best = json.load(open(out / "model.ckpt-best.json"))
+    assert best.keys() == (expected_best := json.load(open(tmp_path / "ref" / "model.ckpt-best.json"))).keys()
+    assert all(abs(best[k] - expected_best[k]) <= 1e-6 for k in best)
 
 
 def test_init_checkpoint_from_an_original_tf1_checkpoint(tmp_path):

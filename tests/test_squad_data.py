@@ -140,3 +140,39 @@ def test_reading_checks_training_answers(tmp_path):
     with pytest.raises(AlbertError) as e:
         squad.read_examples(str(path), is_training=False)
     assert str(e.value) == f"{path}: malformed JSON at line 2 column 18 (Expecting value)"
+
+
+def test_the_feature_cache_is_rebuilt_when_answers_tokenizer_or_size_change(tmp_path, sp_model, corpus_dir):
+    """The cache is keyed by the examples as read (a moved answer is seen), the SentencePiece model, the settings
+    and the record's size (a truncated record is seen); reused otherwise."""
+    write_training_file(tmp_path / "train.json")
+    settings = squad.Settings(64, 16, 8, True)
+    record, metadata = str(tmp_path / "train.tf_record"), str(tmp_path / "train.tf_record.json")
+    messages = []
+
+    def build(path=tmp_path / "train.json", model=sp_model):
+        examples = squad.read_examples(str(path), is_training=True)
+        return squad.cached_features(examples, model, settings, True, record, metadata, log=messages.append)
+
+    def starts():
+        import tensorflow as tf
+
+        return [tf.train.Example.FromString(r.numpy()).features.feature["start_positions"].int64_list.value[0]
+                for r in tf.data.TFRecordDataset(record)]
+
+    build()
+    before, stamp = starts(), (tmp_path / "train.tf_record").stat().st_mtime_ns
+    build()
+    assert (tmp_path / "train.tf_record").stat().st_mtime_ns == stamp  # the same inputs: reused
+    data = json.loads((tmp_path / "train.json").read_text(encoding="utf-8"))
+    qa = data["data"][0]["paragraphs"][0]["qas"][0]  # "1889" -> "Café   Müller": same question ids
+    context = data["data"][0]["paragraphs"][0]["context"]
+    qa["answers"] = [{"text": "Café   Müller", "answer_start": context.index("Café   Müller")}]
+    (tmp_path / "moved.json").write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    build(tmp_path / "moved.json")
+    assert starts() != before and f"rebuilding {record}: built from other examples" in messages
+    whole = (tmp_path / "train.tf_record").read_bytes()
+    (tmp_path / "train.tf_record").write_bytes(whole[:len(whole) // 2])
+    build(tmp_path / "moved.json")
+    assert (tmp_path / "train.tf_record").read_bytes() == whole
+    assert f"rebuilding {record}: the record is not the one its key describes (truncated or replaced)" in messages

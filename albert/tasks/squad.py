@@ -291,7 +291,7 @@ def convert_examples(examples: list, sp_model, settings: Settings, is_training: 
 
 
 def write_features(examples: list, sp_model, settings: Settings, is_training: bool, record_path: str,
-                   metadata_path: str, log=print) -> dict:
+                   metadata_path: str, log=print, cache_key: dict | None = None) -> dict:
     """Features -> the TFRecord (original keys) and the metadata JSON, each under a temporary name then renamed,
     so that an interrupted run never leaves a partial file. Returns the counts (and the metadata written)."""
     import numpy as np
@@ -313,10 +313,12 @@ def write_features(examples: list, sp_model, settings: Settings, is_training: bo
         with TFRecordWriter(tmp_record) as writer:
             for record in serialize_examples(arrays):
                 writer.write(record)
+        if cache_key is not None:
+            metadata["cache_key"] = dict(cache_key, record_bytes=os.path.getsize(tmp_record))
         with open(tmp_metadata, "w", encoding="utf-8") as f:
             json.dump(metadata, f, separators=(",", ":"))
-        os.replace(tmp_metadata, metadata_path)
         os.replace(tmp_record, record_path)
+        os.replace(tmp_metadata, metadata_path)  # last: the metadata's key stamps the record
     finally:
         for tmp in (tmp_record, tmp_metadata):
             if os.path.exists(tmp):
@@ -326,23 +328,25 @@ def write_features(examples: list, sp_model, settings: Settings, is_training: bo
 
 def cached_features(examples: list, sp_model, settings: Settings, is_training: bool, record_path: str,
                     metadata_path: str, log=print) -> dict:
-    """The metadata of the feature files, built once: reused while their settings and questions match these."""
+    """The metadata of the feature files, built once: reused while the examples as read (answers included), the
+    SentencePiece model, the settings and the record (its size) are the ones it was built from; else rebuilt, and
+    the reason logged (albert.feature_cache's key, stored in the metadata)."""
+    from albert import feature_cache
+
+    key = {"settings": dataclasses.asdict(settings), "training": is_training, "examples": len(examples),
+           "examples_sha256": feature_cache.examples_digest(examples),
+           "tokenizer_sha256": feature_cache.tokenizer_digest(sp_model)}
     if os.path.exists(record_path) and os.path.exists(metadata_path):
-        metadata = load_json(metadata_path, "SQuAD feature metadata")
-        if metadata.get("format") != METADATA_FORMAT:
-            raise AlbertError(f"{metadata_path}: not a SQuAD feature metadata file of this version; delete it and "
-                              f"{record_path} to rebuild them")
-        if metadata["settings"] != dataclasses.asdict(settings):
-            built = metadata["settings"]
-            changed = ", ".join(f"{k}={built.get(k)}" for k, v in sorted(dataclasses.asdict(settings).items())
-                                if built.get(k) != v)
-            raise AlbertError(f"{record_path}: built with other settings ({changed}); delete it or pass another "
-                              "feature file")
-        if [e["qas_id"] for e in metadata["examples"]] != [e.qas_id for e in examples]:
-            raise AlbertError(f"{record_path}: built from other questions than this data file; delete it or pass "
-                              "another feature file")
-        return metadata
-    counts = write_features(examples, sp_model, settings, is_training, record_path, metadata_path, log)
+        try:
+            metadata = load_json(metadata_path, "SQuAD feature metadata")
+        except AlbertError:
+            metadata = {}
+        stored = metadata.get("cache_key") if metadata.get("format") == METADATA_FORMAT else None
+        reason = feature_cache.stale_reason(record_path, stored, key)
+        if reason is None:
+            return metadata
+        log(f"rebuilding {record_path}: {reason}")
+    counts = write_features(examples, sp_model, settings, is_training, record_path, metadata_path, log, key)
     log(f"SQuAD features: {counts['examples']} questions -> {counts['features']} features in {record_path}"
         f" ({counts['misaligned']} questions of misaligned paragraphs, {counts['unlocated_answers']} answers not "
         "located)")
