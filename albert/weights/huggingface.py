@@ -133,7 +133,7 @@ def config_from_dict(values: dict, source: str):
     return AlbertConfig.from_dict(ours, source=source)
 
 
-def architecture_of(values: dict, source: str) -> str | None:
+def architecture_of(values: dict) -> str | None:
     names = values.get("architectures") or []
     return names[0] if names else None
 
@@ -223,7 +223,7 @@ class HuggingFaceTensors:
         files = weight_files(directory) if os.path.isdir(path) else [path]
         self.path = files[0] if len(files) == 1 else directory
         values = read_config(directory) if os.path.isfile(os.path.join(directory, "config.json")) else {}
-        self.architecture = architecture_of(values, self.path)
+        self.architecture = architecture_of(values)
         tensors = {}
         for file in files:
             try:

@@ -20,9 +20,14 @@ def detect_format(path: str) -> str:
     kind = directory_format(path)
     if kind in SPM_FILES:
         return kind
-    if kind == "release" and not tf.io.gfile.exists(os.path.join(path, "checkpoint")):
-        path = os.path.join(path, "model.ckpt-best")
-    return "original" if is_original_checkpoint(resolve_checkpoint_path(path)) else "ours"
+    return "original" if is_original_checkpoint(resolve_checkpoint_path(_checkpoint_path(path))) else "ours"
+
+
+def _checkpoint_path(path: str) -> str:
+    """A release-layout directory without a `checkpoint` file stands for its model.ckpt-best."""
+    if directory_format(path) == "release" and not tf.io.gfile.exists(os.path.join(path, "checkpoint")):
+        return os.path.join(path, "model.ckpt-best")
+    return path
 
 
 def _source(model, path: str, kind: str):
@@ -33,9 +38,7 @@ def _source(model, path: str, kind: str):
     if kind == "keras_hub":
         from albert.weights.keras_hub import KerasHubTensors
         return KerasHubTensors(path if os.path.isdir(path) else os.path.dirname(path), config)
-    if directory_format(path) == "release" and not tf.io.gfile.exists(os.path.join(path, "checkpoint")):
-        path = os.path.join(path, "model.ckpt-best")
-    return CheckpointTensors(path)
+    return CheckpointTensors(_checkpoint_path(path))
 
 
 def load_weights(model, path: str, init_from_group0: bool = False) -> LoadReport:
@@ -156,7 +159,7 @@ def model_class_for(files: dict) -> tuple:
     directory = files["checkpoint"]
     if files["format"] == "huggingface":
         values = huggingface.read_config(directory)
-        name = huggingface.architecture_of(values, files["config"]) or "AlbertModel"
+        name = huggingface.architecture_of(values) or "AlbertModel"
         if name not in huggingface.ARCHITECTURES:
             raise AlbertError(f"{files['config']}: architecture {name} has no counterpart here (supported: "
                               f"{', '.join(huggingface.ARCHITECTURES)})")
