@@ -7,13 +7,13 @@ Input: one sentence per line, a blank line between documents; comma-separated fi
 local or gs://. The same --random_seed gives byte-identical files for any --num_workers.
 """
 
-import sys
 
 from absl import flags
 
 from albert import cli
 from albert.errors import AlbertError
 from albert.pretraining_data import Options
+from albert.stderr_filter import stderr_is_terminal
 
 flags.DEFINE_string("input_file", None, "Raw text file(s), comma-separated, globs allowed (plain or .gz).")
 flags.DEFINE_string("output_file", None, "Output TFRecord file(s), comma-separated; instances go round-robin.")
@@ -52,12 +52,19 @@ def main(argv):
     if FLAGS.input_file_mode not in ("r", "rb"):
         raise AlbertError(f"--input_file_mode must be r or rb, got {FLAGS.input_file_mode!r}")
 
+    if FLAGS.max_predictions_per_seq > FLAGS.max_seq_length - 3:
+        raise AlbertError(f"--max_predictions_per_seq {FLAGS.max_predictions_per_seq} exceeds the tokens a sequence of "
+                          f"--max_seq_length {FLAGS.max_seq_length} holds besides [CLS] and two [SEP]; pass at most "
+                          f"{FLAGS.max_seq_length - 3}")
+
     from albert.corpus import expand_inputs
     from albert.data_generation import generate
     from albert.tokenization import FullTokenizer
 
     input_files = expand_inputs(FLAGS.input_file)
     output_files = [p.strip() for p in FLAGS.output_file.split(",") if p.strip()]
+    cli.check_output_files("output_file", output_files,
+                           (*input_files, FLAGS.spm_model_file, FLAGS.vocab_file))
     tokenizer = FullTokenizer(FLAGS.vocab_file, FLAGS.do_lower_case, FLAGS.spm_model_file)
     options = Options(
         max_seq_length=FLAGS.max_seq_length, short_seq_prob=FLAGS.short_seq_prob,
@@ -66,7 +73,7 @@ def main(argv):
         random_next_sentence=FLAGS.random_next_sentence, do_permutation=FLAGS.do_permutation)
     summary = generate(input_files, output_files, tokenizer, options, do_lower_case=FLAGS.do_lower_case,
                        dupe_factor=FLAGS.dupe_factor, random_seed=FLAGS.random_seed,
-                       num_workers=FLAGS.num_workers, progress=FLAGS.progress and sys.stderr.isatty())
+                       num_workers=FLAGS.num_workers, progress=FLAGS.progress and stderr_is_terminal())
     for line in summary.lines():
         print(line)
     print("wrote " + ", ".join(output_files))

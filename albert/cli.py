@@ -1,9 +1,12 @@
 """What every command-line entry point shares: a user mistake is one line on stderr and exit status 2."""
 
+import math
+import os
 import sys
 
 from absl import app, logging
 
+from albert import stderr_filter
 from albert.errors import AlbertError
 
 INIT_CHECKPOINT_HELP = ("Warm start: an original TF1 checkpoint, one of ours, a Hugging Face directory (or its "
@@ -35,18 +38,21 @@ def run(main, output_dir_flag: str | None = None):
 
     def guarded(argv):
         logging.set_verbosity(logging.WARNING)  # TensorFlow's INFO chatter (checkpoint sharding, ...) stays out
-        try:
-            if output_dir_flag:
-                from absl import flags
+        with stderr_filter.filtered():
+            try:
+                if output_dir_flag:
+                    from absl import flags
 
-                from albert.rundir import exclusive
+                    from albert.rundir import exclusive
 
-                with exclusive(getattr(flags.FLAGS, output_dir_flag)):
-                    return main(argv)
-            return main(argv)
-        except AlbertError as e:
-            print(f"{program()}: error: {e}", file=sys.stderr)
-            sys.exit(2)
+                    with exclusive(getattr(flags.FLAGS, output_dir_flag)):
+                        return main(argv)
+                return main(argv)
+            except AlbertError as e:
+                print(f"{program()}: error: {e}", file=sys.stderr)
+                sys.stderr.flush()
+                code = 2
+        sys.exit(code)
 
     app.run(guarded, flags_parser=parse_flags)
 
@@ -66,6 +72,46 @@ def check_probability(name: str, value: float):
 def check_at_least(name: str, value: int, minimum: int, why: str = ""):
     if value < minimum:
         raise AlbertError(f"--{name} must be at least {minimum}, got {value}" + (f" ({why})" if why else ""))
+
+
+def check_finite(name: str, value: float, minimum: float = 0.0):
+    """A float flag that must be a finite number of at least `minimum` (a learning rate: not NaN, not negative)."""
+    if not math.isfinite(value) or value < minimum:
+        raise AlbertError(f"--{name} must be a finite number of at least {minimum:g}, got {value}")
+
+
+def check_output_path(flag: str, path: str, inputs: tuple = (), directory: bool = False):
+    """Before any work: a local output `path` (a file, or with `directory` a directory, replaced if it exists) can be
+    written: it is not an input, not of the other kind, and its parent is a directory that exists or can be made
+    and can be written. Remote paths (gs://...) are left to the writer."""
+    if not path or "://" in path:
+        return
+    real = os.path.realpath(path)
+    for source in inputs:
+        if source and "://" not in source and os.path.realpath(source) == real:
+            raise AlbertError(f"--{flag} {path} is an input of this command: write the output elsewhere")
+    if os.path.isdir(path) and not directory:
+        raise AlbertError(f"--{flag} {path} is a directory; pass a file name")
+    if os.path.exists(path) and not os.path.isdir(path) and directory:
+        raise AlbertError(f"--{flag} {path} is a file; pass a directory")
+    parent = os.path.dirname(os.path.abspath(path))
+    while not os.path.exists(parent):
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent):
+        raise AlbertError(f"--{flag} {path}: {parent} is a file, not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise AlbertError(f"--{flag} {path}: {parent} is not writable")
+
+
+def check_output_files(flag: str, paths: list, inputs: tuple = ()):
+    """check_output_path for each of a comma-separated flag's files, none named twice."""
+    seen = set()
+    for path in paths:
+        key = path if "://" in path else os.path.realpath(path)
+        if key in seen:
+            raise AlbertError(f"--{flag} names {path} twice; give each output once")
+        seen.add(key)
+        check_output_path(flag, path, inputs)
 
 
 def define_model_directory_flags():

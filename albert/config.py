@@ -6,6 +6,7 @@ import json
 import os
 from typing import Any
 
+from albert.atomic import write_text
 from albert.errors import AlbertError
 
 ACTIVATIONS = ("gelu", "relu", "tanh", "linear")
@@ -174,11 +175,7 @@ class AlbertConfig:
         return json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n"
 
     def to_json_file(self, path: str) -> None:
-        fs = _filesystem(path)
-        tmp = f"{path}.tmp-{os.getpid()}"
-        with fs.GFile(tmp, "w") as f:
-            f.write(self.to_json_string())
-        fs.rename(tmp, path, overwrite=True)
+        write_text(path, self.to_json_string())
 
     def replace(self, **changes) -> "AlbertConfig":
         values = self.to_dict()
@@ -195,14 +192,10 @@ class AlbertConfig:
 
 
 class _LocalFiles:
-    """The three file operations config I/O needs, for local paths, without importing TensorFlow."""
+    """The two file operations config reading needs, for local paths, without importing TensorFlow."""
 
     exists = staticmethod(os.path.exists)
     GFile = staticmethod(open)
-
-    @staticmethod
-    def rename(src, dst, overwrite=True):
-        os.replace(src, dst)
 
 
 def _filesystem(path: str):

@@ -24,6 +24,7 @@ import time
 import numpy as np
 
 from albert import pretraining_data
+from albert.atomic import die_with_parent, remove_leftovers
 from albert.corpus import read_documents
 from albert.errors import AlbertError
 from albert.example_proto import serialize_examples
@@ -140,6 +141,7 @@ def tokenize_corpus(input_files: list, tokenizer, do_lower_case: bool) -> list:
 
 def _run_worker(worker_id: int, tasks, results, spill_dir: str, bucket_bits: int):
     """A generation worker: make the instances of each task and spill them to its own bucket files."""
+    die_with_parent()
     try:
         spiller = Spiller(spill_dir, bucket_bits, f"w{worker_id}")
         for task in iter(tasks.get, None):
@@ -203,7 +205,10 @@ def generate(input_files: list, output_files: list, tokenizer, opts: pretraining
     tasks = [(dupe, lo, min(lo + _TASK_DOCUMENTS, len(documents)))
              for dupe in range(dupe_factor) for lo in range(0, len(documents), _TASK_DOCUMENTS)]
     bucket_bits = _bucket_bits(documents, opts, dupe_factor, bucket_bytes)
-    spill_dir = tempfile.mkdtemp(prefix="albert-pretraining-data-")
+    for path in output_files:
+        if "://" not in path:  # what a killed earlier run left beside this output (its pid is gone)
+            remove_leftovers(*os.path.split(os.path.abspath(path)))
+    spill_dir = _spill_directory(output_files[0])
     temp_outputs = [f"{path}.tmp-{os.getpid()}" for path in output_files]
     stats = pretraining_data.Stats()
     meter = _Progress(len(tasks), progress)
@@ -223,7 +228,7 @@ def generate(input_files: list, output_files: list, tokenizer, opts: pretraining
         firsts = [sum(counts[:b]) for b in range(len(counts))]
         jobs = [(spill_dir, b, firsts[b], len(output_files)) for b in range(len(counts))]
         if num_workers > 1 and len(jobs) > 1:
-            with multiprocessing.get_context("fork").Pool(min(num_workers, len(jobs))) as pool:
+            with multiprocessing.get_context("fork").Pool(min(num_workers, len(jobs)), die_with_parent) as pool:
                 pool.starmap(merge_bucket, jobs)
         else:
             for job in jobs:
@@ -237,6 +242,16 @@ def generate(input_files: list, output_files: list, tokenizer, opts: pretraining
             _remove(temp)
         shutil.rmtree(spill_dir, ignore_errors=True)
     return Summary(len(documents), stats, time.time() - start, list(output_files))
+
+
+def _spill_directory(first_output: str) -> str:
+    """The spill directory: beside the first local output (`.<name>.spill-<pid>-...`, so that a killed run's is found
+    and removed by the next run), in the system's temporary directory for a remote output."""
+    if "://" in first_output:
+        return tempfile.mkdtemp(prefix="albert-pretraining-data-")
+    directory, name = os.path.split(os.path.abspath(first_output))
+    os.makedirs(directory, exist_ok=True)
+    return tempfile.mkdtemp(prefix=f".{name}.spill-{os.getpid()}-", dir=directory)
 
 
 def _rename(src: str, dst: str):

@@ -12,6 +12,8 @@ import hashlib
 import json
 import os
 
+from albert.atomic import write_text
+
 
 def tokenizer_digest(tokenizer) -> str:
     digest = hashlib.sha256()
@@ -77,7 +79,4 @@ def build(record_path: str, key: dict, write) -> bool:
 
 
 def write_key(record_path: str, key: dict):
-    tmp = f"{record_path}.json.tmp-{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(key, f, indent=1, sort_keys=True)
-    os.replace(tmp, record_path + ".json")
+    write_text(record_path + ".json", json.dumps(key, indent=1, sort_keys=True))

@@ -2,7 +2,8 @@
 
 `exclusive(output_dir)` holds an advisory lock (`fcntl.flock`) on `<output_dir>/.albert.lock` for the whole run, so
 a second run on the same directory stops at once with one line naming the first (its pid, host, command and start
-time). The kernel drops the lock of a killed run, so the next run takes the directory over (and says so); the lock
+time). The kernel drops the lock of a killed run, so the next run takes the directory over (and says so, and removes
+the temporary files and half-written checkpoints the killed run left: albert.atomic.remove_leftovers); the lock
 file is removed when the run ends, and a directory the run created and left empty (a bad flag found after the lock
 was taken) is removed too. In a multi-worker run each worker locks its own name (`.albert.lock.<task>_<index>`),
 as each keeps its own checkpoints. Remote paths (gs://...) are not locked: flock needs a local file system.
@@ -16,6 +17,7 @@ import socket
 import sys
 import time
 
+from albert.atomic import remove_leftovers
 from albert.errors import AlbertError
 
 LOCK = ".albert.lock"
@@ -57,6 +59,11 @@ def exclusive(output_dir: str):
     previous = os.pread(fd, 4096, 0).decode("utf-8", "replace").strip()
     if previous:
         print(f"{output_dir}: taking over from a run that ended without releasing it ({previous})", file=sys.stderr)
+    # A killed run's temporary files (`*.tmp-<pid>`) and, for the chief, TensorFlow's half-written `*_temp` checkpoint
+    # directories (no other worker writes before the chief has started).
+    removed = remove_leftovers(output_dir, tf_temp=lock_name() == LOCK)
+    if removed:
+        print(f"{output_dir}: removed what a killed run left: {', '.join(sorted(removed))}", file=sys.stderr)
     command = " ".join(os.path.basename(a) if i == 0 else a for i, a in enumerate(sys.argv))
     os.ftruncate(fd, 0)
     os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()}, started "

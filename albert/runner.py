@@ -8,6 +8,7 @@ import os
 
 from absl import flags
 
+from albert.atomic import write_text  # noqa: F401  (runner.write_text: the runners' one way to write outputs)
 from albert.errors import AlbertError
 
 
@@ -66,16 +67,6 @@ def loop_config(values, config, output_dir: str, num_train_steps: int, keep_chec
         gradient_accumulation_steps=getattr(values, "gradient_accumulation_steps", 1),
         jit_compile=values.jit_compile, log_every_steps=values.log_every_steps, seq_length=seq * examples_per_row,
         flops_per_example=3.0 * per_sequence * examples_per_row)
-
-
-def write_text(path: str, text: str):
-    """Write a small text output under a temporary name and rename it into place (local or gs://)."""
-    import tensorflow as tf
-
-    tmp = f"{path}.tmp-{os.getpid()}"
-    with tf.io.gfile.GFile(tmp, "w") as f:
-        f.write(text)
-    tf.io.gfile.rename(tmp, path, overwrite=True)
 
 
 def append_eval_results(path: str, results: dict):

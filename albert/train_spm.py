@@ -12,6 +12,7 @@ import tempfile
 from absl import flags
 
 from albert import cli
+from albert.atomic import remove_leftovers
 from albert.corpus import expand_inputs, read_lines
 from albert.errors import AlbertError
 from albert.tokenization import preprocess_text, train_sentencepiece
@@ -32,7 +33,10 @@ def main(argv):
     directory = os.path.dirname(FLAGS.model_prefix)
     if directory:
         os.makedirs(directory, exist_ok=True)
-    with tempfile.NamedTemporaryFile("w", suffix=".txt", encoding="utf-8") as normalized:
+    directory, name = os.path.split(os.path.abspath(FLAGS.model_prefix))
+    remove_leftovers(directory, name)  # a killed run's corpus copy
+    with tempfile.NamedTemporaryFile("w", prefix=f".{name}.corpus-{os.getpid()}-", suffix=".txt", dir=directory,
+                                     encoding="utf-8") as normalized:
         lines = 0
         for path in files:
             for _, line in read_lines(path):

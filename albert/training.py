@@ -23,6 +23,7 @@ import time
 import keras
 import tensorflow as tf
 
+from albert.atomic import write_text
 from albert.errors import AlbertError
 
 
@@ -158,10 +159,7 @@ class Trainer:
 
     def _checkpoint_handled(self, on_checkpoint, step: int, path: str):
         on_checkpoint(step, path)
-        tmp = f"{self._handled_file}.tmp-{os.getpid()}"
-        with tf.io.gfile.GFile(tmp, "w") as f:
-            f.write(f"{step}\n")
-        tf.io.gfile.rename(tmp, self._handled_file, overwrite=True)
+        write_text(self._handled_file, f"{step}\n")
 
     def save(self) -> str:
         return self._ensure_manager().save(checkpoint_number=self.step)

@@ -111,6 +111,8 @@ def test_sigkill_then_rerun_resumes_exactly(setup):
     assert f"resumed from {out}/model.ckpt-{last} at step {last}" in resumed.stdout
     got = step_losses(resumed.stdout)
     assert sorted(got) == list(range(last + 1, 61))
+    # nothing the kill left (a half-written model.ckpt-N_temp/, a *.tmp-<pid> file) outlives the resumed run
+    assert not [n for n in os.listdir(out) if n.endswith("_temp") or ".tmp-" in n or n.startswith(".albert.lock")]
     for step, loss in got.items():
         assert abs(loss - expected[step]) <= 1e-6, (step, loss, expected[step])
     reference_evals, evals = eval_blocks(tmp_path / "ref" / "eval_results.txt"), eval_blocks(out / "eval_results.txt")

@@ -6,6 +6,7 @@ import numpy as np
 import tensorflow as tf
 
 from albert import feature_cache
+from albert.atomic import replacing_file
 from albert.example_proto import serialize_examples
 from albert.feature_specs import classifier_features
 from albert.tasks.glue import Task, convert_example, read_examples
@@ -25,11 +26,9 @@ def write_features(features: list, path: str, max_seq_length: int, regression: b
         "is_real_example": np.array([[f.is_real_example] for f in features], np.int64),
     }
     assert set(arrays) == set(classifier_features(max_seq_length, regression))
-    tmp = f"{path}.tmp-{os.getpid()}"
-    with TFRecordWriter(tmp) as writer:
+    with replacing_file(path) as tmp, TFRecordWriter(tmp) as writer:
         for record in serialize_examples(arrays):
             writer.write(record)
-    os.replace(tmp, path)
 
 
 def cached_features(task: Task, data_dir: str, split: str, tokenizer, max_seq_length: int, cached_dir: str) -> tuple:

@@ -10,6 +10,7 @@ import glob
 import json
 import os
 
+from albert.atomic import replacing_file
 from albert.errors import AlbertError
 from albert.tokenization import preprocess_text
 
@@ -118,11 +119,9 @@ def write_features(examples: list, tokenizer, max_seq_length: int, max_qa_length
               for key in ("input_ids", "input_mask", "segment_ids")}
     arrays["label_ids"] = np.array([[r["label"]] for r in rows], np.int64)
     arrays["is_real_example"] = np.ones((len(rows), 1), np.int64)
-    tmp = f"{path}.tmp-{os.getpid()}"
-    with TFRecordWriter(tmp) as writer:
+    with replacing_file(path) as tmp, TFRecordWriter(tmp) as writer:
         for record in serialize_examples(arrays):
             writer.write(record)
-    os.replace(tmp, path)
 
 
 def race_loss(model, batch, training):

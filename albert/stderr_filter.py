@@ -1,0 +1,75 @@
+"""TensorFlow's native start-up chatter kept off the terminal, so that an error is the one line the user reads.
+
+Importing TensorFlow 2.21 writes, from C++ and before its logging is set up (so TF_CPP_MIN_LOG_LEVEL cannot stop
+them), about seven lines to file descriptor 2: `WARNING: All log messages before absl::InitializeLog() ...`,
+`I0000 ... port.cc] oneDNN custom operations are on ...`, `Could not find cuda drivers ...`, the CPU-instructions
+note and, on a machine without a GPU, `E0000 ... failed call to cuInit`. `filtered()` points descriptor 2 at a pipe
+for the duration of a command; a thread forwards every line to the real stderr except those (native INFO and
+WARNING lines, the absl preamble, the CPU-instructions note, the no-GPU cuInit error). Python tracebacks, warnings
+and TensorFlow's native errors pass. TF_CPP_MIN_LOG_LEVEL=0 or 1 set by the user turns the filter off.
+"""
+
+import contextlib
+import os
+import re
+import sys
+import threading
+
+NOISE = re.compile(
+    rb"^(WARNING: All log messages before absl::InitializeLog\(\) is called are written to STDERR"
+    rb"|[IW]\d{4} \d+:\d+:\d+\.\d+ +\d+ [\w.]+:\d+\] "
+    rb"|E\d{4} \d+:\d+:\d+\.\d+ +\d+ cuda_\w+\.cc:\d+\] failed call to cuInit"
+    rb"|To enable the following instructions: .* rebuild TensorFlow with the appropriate compiler flags\.)")
+
+_terminal = None
+
+
+def stderr_is_terminal() -> bool:
+    """Whether the user's stderr is a terminal (descriptor 2 itself is a pipe while the filter runs)."""
+    return sys.stderr.isatty() if _terminal is None else _terminal
+
+
+def _pump(read_fd: int, out_fd: int):
+    pending = b""
+    while True:
+        chunk = os.read(read_fd, 65536)
+        if not chunk:
+            break
+        pending += chunk
+        *lines, pending = pending.split(b"\n")
+        kept = b"".join(line + b"\n" for line in lines if not NOISE.match(line))
+        if b"\r" in pending:  # a progress bar redrawing its line: show it now
+            cut = pending.rindex(b"\r") + 1
+            kept, pending = kept + pending[:cut], pending[cut:]
+        if kept:
+            os.write(out_fd, kept)
+    if pending and not NOISE.match(pending):
+        os.write(out_fd, pending)
+    os.close(read_fd)
+
+
+@contextlib.contextmanager
+def filtered():
+    global _terminal
+    if os.environ.get("TF_CPP_MIN_LOG_LEVEL", "").strip() in ("0", "1"):
+        yield
+        return
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    _terminal = sys.stderr.isatty()
+    sys.stderr.flush()
+    saved = os.dup(2)
+    read_fd, write_fd = os.pipe()
+    os.dup2(write_fd, 2)
+    os.close(write_fd)
+    thread = threading.Thread(target=_pump, args=(read_fd, saved), daemon=True, name="stderr-filter")
+    thread.start()
+    try:
+        yield
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.dup2(saved, 2)  # the pipe's last writer in this process closes: the thread drains it and ends
+        thread.join(timeout=5)  # a still-running child holding the pipe: do not wait for it
+        if not thread.is_alive():
+            os.close(saved)
+        _terminal = None
