@@ -21,6 +21,7 @@ FLAGS = flags.FLAGS
 def main(argv):
     del argv
     cli.require({"albert_directory": FLAGS.albert_directory, "export_path": FLAGS.export_path})
+    cli.check_output_path("export_path", FLAGS.export_path, (FLAGS.albert_directory,))
     from albert import export
     from albert.weights import checkpoint_step, model_directory_files, save_original_checkpoint
 

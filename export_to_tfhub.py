@@ -33,6 +33,8 @@ def main(argv):
     cli.require({"albert_directory": FLAGS.albert_directory, "export_path": FLAGS.export_path})
     if FLAGS.seq_length is not None:
         cli.check_at_least("seq_length", FLAGS.seq_length, 3)
+    cli.check_output_path("export_path", FLAGS.export_path.rstrip("/"), (FLAGS.albert_directory, FLAGS.spm_model_file),
+                          directory=True)
     from albert import export
     from albert.weights import model_directory_files
 

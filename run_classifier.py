@@ -67,6 +67,7 @@ def validate():
         cli.check_at_least(name, getattr(FLAGS, name), 1)
     if not os.path.isdir(FLAGS.data_dir):
         raise AlbertError(f"{FLAGS.data_dir}: --data_dir not found")
+    runner.preflight(FLAGS)
 
 
 def main(argv):

@@ -57,6 +57,7 @@ def validate():
                  "max_seq_length", "max_predictions_per_seq"):
         cli.check_at_least(name, getattr(FLAGS, name), 1)
     cli.check_at_least("num_warmup_steps", FLAGS.num_warmup_steps, 0)
+    runner.preflight(FLAGS)
 
 
 def main(argv):

@@ -65,6 +65,7 @@ def validate():
     if FLAGS.max_seq_length <= FLAGS.max_qa_length + 3:
         raise AlbertError(f"--max_seq_length {FLAGS.max_seq_length} leaves no room for the article after "
                           f"--max_qa_length {FLAGS.max_qa_length} and 3 special tokens")
+    runner.preflight(FLAGS)
 
 
 def main(argv):

@@ -86,12 +86,14 @@ def validate():
                  "max_seq_length", "max_query_length"):
         cli.check_at_least(name, getattr(FLAGS, name), 1)
     cli.check_probability("warmup_proportion", FLAGS.warmup_proportion)
+    cli.check_finite("num_train_epochs", FLAGS.num_train_epochs)
     cli.check_probability("dropout_prob", FLAGS.dropout_prob)
     settings().check()
     for name in ("train_file", "predict_file", "spm_model_file", "albert_config_file"):
         path = getattr(FLAGS, name)
         if path and "://" not in path and not os.path.isfile(path):
             raise AlbertError(f"{path}: --{name} not found")
+    runner.preflight(FLAGS)
 
 
 def main(argv):
@@ -115,19 +117,30 @@ def main(argv):
         model = (AlbertSquadV2(config, FLAGS.start_n_top, FLAGS.end_n_top, FLAGS.dropout_prob) if version_2
                  else AlbertSquadV1(config))
 
+    # Every input is read and checked before any feature file is written.
+    if FLAGS.do_train:
+        examples = squad.read_examples(FLAGS.train_file, True)
+        random.Random(12345).shuffle(examples)
+        num_train_steps = int(len(examples) / FLAGS.train_batch_size * FLAGS.num_train_epochs)
+        if num_train_steps < 1:
+            raise AlbertError(f"--num_train_epochs {FLAGS.num_train_epochs} over {len(examples)} questions at "
+                              f"--train_batch_size {FLAGS.train_batch_size} makes no training step")
+        if FLAGS.train_batch_size % strategy.num_replicas_in_sync:
+            raise AlbertError(f"--train_batch_size {FLAGS.train_batch_size} must divide evenly over "
+                              f"{strategy.num_replicas_in_sync} replica(s)")
     predict = None
     if FLAGS.do_predict:
         record = FLAGS.predict_feature_file or os.path.join(FLAGS.output_dir, "predict.tf_record")
         dataset_json = squad.load_json(FLAGS.predict_file)
         predict = {"record": record, "examples": squad.read_examples(FLAGS.predict_file, False, dataset_json),
                    "dataset_json": dataset_json}
-        predict["metadata"] = squad.cached_features(predict["examples"], sp_model, settings(), False, record,
-                                                    FLAGS.predict_feature_left_file or record + ".json")
         predict["has_answers"] = all("answers" in qa for article in predict["dataset_json"]["data"]
                                      for paragraph in article.get("paragraphs", []) for qa in paragraph["qas"])
         if version_2 and not predict["has_answers"] and FLAGS.null_score_diff_threshold is None:
             raise AlbertError(f"{FLAGS.predict_file} has no answers to tune the no-answer threshold on; pass "
                               "--null_score_diff_threshold (the value tuned on dev)")
+        predict["metadata"] = squad.cached_features(predict["examples"], sp_model, settings(), False, record,
+                                                    FLAGS.predict_feature_left_file or record + ".json")
 
     def evaluate(step, _path=None):
         results = predict_and_write(model, predict, version_2)
@@ -141,15 +154,6 @@ def main(argv):
                                                  if k in results) + f" | best f1 {best_value:.4f} at step {best_step}")
 
     if FLAGS.do_train:
-        examples = squad.read_examples(FLAGS.train_file, True)
-        random.Random(12345).shuffle(examples)
-        num_train_steps = int(len(examples) / FLAGS.train_batch_size * FLAGS.num_train_epochs)
-        if num_train_steps < 1:
-            raise AlbertError(f"--num_train_epochs {FLAGS.num_train_epochs} over {len(examples)} questions at "
-                              f"--train_batch_size {FLAGS.train_batch_size} makes no training step")
-        if FLAGS.train_batch_size % strategy.num_replicas_in_sync:
-            raise AlbertError(f"--train_batch_size {FLAGS.train_batch_size} must divide evenly over "
-                              f"{strategy.num_replicas_in_sync} replica(s)")
         record = FLAGS.train_feature_file or os.path.join(FLAGS.output_dir, "train.tf_record")
         squad.cached_features(examples, sp_model, settings(), True, record, record + ".json")
         with strategy.scope():

@@ -1,5 +1,6 @@
 """What every command-line entry point shares: a user mistake is one line on stderr and exit status 2."""
 
+import argparse
 import math
 import os
 import sys
@@ -57,6 +58,14 @@ def run(main, output_dir_flag: str | None = None):
     app.run(guarded, flags_parser=parse_flags)
 
 
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse with this project's error convention: a usage mistake is `<prog>: error: <message>; see --help`,
+    one line, exit status 2 (argparse prints the whole usage first)."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {' '.join(message.split())}; see --help\n")
+
+
 def require(flags_values: dict):
     """Raise for the first required flag that is unset: {flag name: value}."""
     for name, value in flags_values.items():
@@ -90,6 +99,9 @@ def check_output_path(flag: str, path: str, inputs: tuple = (), directory: bool 
     for source in inputs:
         if source and "://" not in source and os.path.realpath(source) == real:
             raise AlbertError(f"--{flag} {path} is an input of this command: write the output elsewhere")
+        if directory and source and "://" not in source and os.path.realpath(source).startswith(real + os.sep):
+            raise AlbertError(f"--{flag} {path} holds {source}, an input of this command, and would be replaced: "
+                              "write the output elsewhere")
     if os.path.isdir(path) and not directory:
         raise AlbertError(f"--{flag} {path} is a directory; pass a file name")
     if os.path.exists(path) and not os.path.isdir(path) and directory:

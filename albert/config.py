@@ -3,11 +3,13 @@
 import copy
 import dataclasses
 import json
+import math
 import os
 from typing import Any
 
 from albert.atomic import write_text
 from albert.errors import AlbertError
+from albert.textfiles import decode_utf8
 
 ACTIVATIONS = ("gelu", "relu", "tanh", "linear")
 SHARING = ("all", "attention", "ffn", "none")
@@ -71,8 +73,8 @@ class AlbertConfig:
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value < 1.0:
                 raise AlbertError(f"{source}: `{key}` must be a number in [0, 1), got {value!r}")
         if isinstance(self.initializer_range, bool) or not isinstance(self.initializer_range, (int, float)) \
-                or self.initializer_range <= 0:
-            raise AlbertError(f"{source}: `initializer_range` must be a positive number, got "
+                or not math.isfinite(self.initializer_range) or self.initializer_range <= 0:
+            raise AlbertError(f"{source}: `initializer_range` must be a positive finite number, got "
                               f"{self.initializer_range!r}")
         if self.sharing not in SHARING:
             raise AlbertError(f"{source}: `sharing` {self.sharing!r} is unknown; use one of {', '.join(SHARING)}")
@@ -136,10 +138,12 @@ class AlbertConfig:
         fs = _filesystem(path)
         if not fs.exists(path):
             raise AlbertError(f"{path}: config file not found; pass the albert_config.json of the model")
-        with fs.GFile(path, "r") as f:
-            text = f.read()
+        if fs.isdir(path):
+            raise AlbertError(f"{path}: is a directory; pass the albert_config.json file of the model")
+        with fs.GFile(path, "rb") as f:
+            data = f.read()
         try:
-            values = json.loads(text)
+            values = json.loads(decode_utf8(data, path))
         except json.JSONDecodeError as e:
             raise AlbertError(f"{path}: line {e.lineno} column {e.colno}: invalid JSON ({e.msg})") from None
         from albert.weights import huggingface, keras_hub
@@ -192,9 +196,10 @@ class AlbertConfig:
 
 
 class _LocalFiles:
-    """The two file operations config reading needs, for local paths, without importing TensorFlow."""
+    """The three file operations config reading needs, for local paths, without importing TensorFlow."""
 
     exists = staticmethod(os.path.exists)
+    isdir = staticmethod(os.path.isdir)
     GFile = staticmethod(open)
 
 

@@ -136,6 +136,7 @@ def main(argv):
     cli.require({"input": FLAGS.input, "output": FLAGS.output, "to": FLAGS.to})
     if not os.path.isdir(FLAGS.input):
         raise AlbertError(f"{FLAGS.input}: --input not found (a model directory)")
+    cli.check_output_path("output", FLAGS.output.rstrip("/"), (FLAGS.input, FLAGS.spm_model_file), directory=True)
     report = convert(FLAGS.input, FLAGS.output, FLAGS.to, FLAGS.architecture, FLAGS.checkpoint_name,
                      FLAGS.spm_model_file)
     fresh = f"; freshly initialised (not in the input): {', '.join(report.missing)}" if report.missing else ""

@@ -200,6 +200,9 @@ def generate(input_files: list, output_files: list, tokenizer, opts: pretraining
     if not documents:
         raise AlbertError(f"{', '.join(input_files)}: no documents (no non-blank line); the input must be text, one "
                           "sentence per line, a blank line between documents")
+    if len(documents) < 2 and (opts.random_next_sentence or len(documents[0]) < 2):
+        raise AlbertError(f"{', '.join(input_files)}: one document of {len(documents[0])} sentence(s): its pairs would "
+                          "take segment B from itself; give at least two documents (a blank line between them)")
     random.Random(random_seed).shuffle(documents)
     vocab = pretraining_data.Vocabulary.from_tokenizer(tokenizer)
     tasks = [(dupe, lo, min(lo + _TASK_DOCUMENTS, len(documents)))

@@ -8,9 +8,9 @@ backward pass. This module makes those three numbers visible side by side.
     python -m albert.info --albert_config_file albert_config.json
 """
 
-import argparse
 import sys
 
+from albert.cli import ArgumentParser
 from albert.config import PRESETS, AlbertConfig
 from albert.errors import AlbertError
 
@@ -143,7 +143,7 @@ def report(config: AlbertConfig, batch_size: int, seq_length: int, precision: st
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m albert.info", description=__doc__.split("\n")[0])
+    parser = ArgumentParser(prog="python -m albert.info", description=__doc__.split("\n")[0])
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--albert_config_file", help="an albert_config.json")
     source.add_argument("--preset", choices=sorted(PRESETS), help="a released configuration")
@@ -160,7 +160,7 @@ def main(argv=None) -> int:
             raise AlbertError(f"--seq_length {args.seq_length} exceeds max_position_embeddings "
                               f"({config.max_position_embeddings})")
     except AlbertError as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(f"python -m albert.info: error: {e}", file=sys.stderr)
         return 2
     print(report(config, args.batch_size, args.seq_length, args.precision))
     return 0

@@ -8,6 +8,7 @@ import os
 
 from absl import flags
 
+from albert import cli
 from albert.atomic import write_text  # noqa: F401  (runner.write_text: the runners' one way to write outputs)
 from albert.errors import AlbertError
 
@@ -29,20 +30,53 @@ def define_runtime_flags():
                          "every this many steps; 0: about every 30 s.")
 
 
-def setup(values, seed: int | None = None):
-    """Config (checked against --max_seq_length), precision policy, strategy and seeds: (config, strategy)."""
+def preflight(values):
+    """Every runner's checks that need no TensorFlow, run before it starts (a mistake is reported in a second, not
+    after TensorFlow's start-up): numeric flags, the config (it parses, fits --max_seq_length), the tokenizer
+    files (exist, load, fit the config's vocab_size) and --init_checkpoint (exists, looks like what it claims)."""
+    from albert.config import AlbertConfig
+    from albert.weights import check_checkpoint_path
+
     if values.log_every_steps < 0:
         raise AlbertError(f"--log_every_steps must be at least 0 (0: about every 30 s), got {values.log_every_steps}")
-    import tensorflow as tf
-
-    from albert.config import AlbertConfig
-    from albert.distribute import create_strategy
-    from albert.training import set_precision
-
+    if hasattr(values, "learning_rate"):
+        cli.check_finite("learning_rate", values.learning_rate)
+    for name in ("albert_config_file", "spm_model_file", "vocab_file"):
+        path = getattr(values, name, None)
+        if path and "://" not in path and not os.path.isfile(path):
+            raise AlbertError(f"{path}: --{name} " + ("is a directory; pass the file" if os.path.isdir(path) else
+                                                      "not found"))
     config = AlbertConfig.from_json_file(values.albert_config_file)
     if values.max_seq_length > config.max_position_embeddings:
         raise AlbertError(f"--max_seq_length {values.max_seq_length} exceeds max_position_embeddings "
                           f"({config.max_position_embeddings}) of {values.albert_config_file}")
+    spm, vocab = getattr(values, "spm_model_file", None), getattr(values, "vocab_file", None)
+    if spm and "://" not in spm:
+        from albert.tokenization import load_sentencepiece
+
+        pieces, path, name = load_sentencepiece(spm).get_piece_size(), spm, "spm_model_file"
+    elif vocab and "://" not in vocab:
+        from albert.wordpiece import load_vocab
+
+        pieces, path, name = len(load_vocab(vocab)), vocab, "vocab_file"
+    else:
+        pieces = None
+    if pieces is not None and pieces > config.vocab_size:
+        raise AlbertError(f"{path}: --{name} has {pieces} pieces but vocab_size is {config.vocab_size} in "
+                          f"{values.albert_config_file}; pass the tokenizer of this model")
+    if getattr(values, "init_checkpoint", None):
+        check_checkpoint_path(values.init_checkpoint, "--init_checkpoint")
+    return config
+
+
+def setup(values, seed: int | None = None):
+    """Config (checked against --max_seq_length), precision policy, strategy and seeds: (config, strategy)."""
+    import tensorflow as tf
+
+    from albert.distribute import create_strategy
+    from albert.training import set_precision
+
+    config = preflight(values)
     set_precision(values.mixed_precision)
     strategy = create_strategy(values.strategy, values.use_tpu, values.tpu_name, values.tpu_zone,
                                values.gcp_project, values.master)

@@ -29,7 +29,12 @@ def main(argv):
     del argv
     cli.require({"input_file": FLAGS.input_file, "model_prefix": FLAGS.model_prefix})
     cli.check_at_least("vocab_size", FLAGS.vocab_size, 14, "5 special pieces and 8 user symbols come first")
+    if not os.path.basename(FLAGS.model_prefix):
+        raise AlbertError(f"--model_prefix {FLAGS.model_prefix} ends in a directory; add the file name prefix, e.g. "
+                          f"{os.path.join(FLAGS.model_prefix, '30k-clean')}")
     files = expand_inputs(FLAGS.input_file)
+    for suffix in (".model", ".vocab"):
+        cli.check_output_path("model_prefix", FLAGS.model_prefix + suffix, tuple(files))
     directory = os.path.dirname(FLAGS.model_prefix)
     if directory:
         os.makedirs(directory, exist_ok=True)
@@ -51,7 +56,8 @@ def main(argv):
             model = train_sentencepiece([normalized.name], FLAGS.model_prefix, FLAGS.vocab_size,
                                         input_sentence_size=FLAGS.input_sentence_size)
         except RuntimeError as e:
-            raise AlbertError(f"SentencePiece training failed: {str(e).splitlines()[0]}") from None
+            raise AlbertError(f"--vocab_size {FLAGS.vocab_size}: SentencePiece training failed: "
+                              f"{str(e).splitlines()[0]}") from None
     print(f"wrote {model} ({FLAGS.vocab_size} pieces from {lines:,} lines)")
 
 

@@ -91,10 +91,11 @@ def test_info_cli_prints_breakdown_flops_and_memory():
 def test_info_cli_errors_exit_2(tmp_path):
     result = run_info("--preset", "base_v2", "--seq_length", "1024")
     assert result.returncode == 2
-    assert result.stderr.strip() == "error: --seq_length 1024 exceeds max_position_embeddings (512)"
+    assert result.stderr.strip() == ("python -m albert.info: error: --seq_length 1024 exceeds "
+                                     "max_position_embeddings (512)")
     bad = tmp_path / "c.json"
     bad.write_text('{"vocab_size": 10, "hidden_act": "swish"}')
     result = run_info("--albert_config_file", str(bad))
     assert result.returncode == 2
-    assert result.stderr.strip() == (f"error: {bad}: `hidden_act` 'swish' is unknown; use one of gelu, relu, tanh, "
-                                     "linear")
+    assert result.stderr.strip() == (f"python -m albert.info: error: {bad}: `hidden_act` 'swish' is unknown; use "
+                                     "one of gelu, relu, tanh, linear")

@@ -8,9 +8,11 @@ carry a placeholder label.
 
 import csv
 import dataclasses
+import io
 import os
 
 from albert.errors import AlbertError
+from albert.textfiles import read_text
 
 csv.field_size_limit(1 << 30)
 
@@ -107,7 +109,7 @@ def read_examples(task: Task, data_dir: str, split: str) -> list:
     needed = max(c if c >= 0 else 0 for c in (layout.text_a, layout.text_b, layout.label, layout.guid)
                  if c is not None) + 1
     examples = []
-    with open(path, encoding="utf-8", newline="") as f:
+    with io.StringIO(read_text(path, f"{task.name} {split} file"), newline="") as f:
         for lineno, row in enumerate(csv.reader(f, delimiter="\t", quotechar=None), 1):
             if layout.header and lineno == 1:
                 continue
@@ -120,6 +122,9 @@ def read_examples(task: Task, data_dir: str, split: str) -> list:
                 guid=row[layout.guid] if layout.guid is not None and split == "test" else f"{split}-{lineno - 1}",
                 text_a=row[layout.text_a], text_b=row[layout.text_b] if layout.text_b is not None else None,
                 label=_label(task, layout, row, path, lineno)))
+    if not examples:
+        raise AlbertError(f"{path}: no examples" + (" (only the header line)" if layout.header else "") +
+                          f"; --data_dir must hold the {task.name} {split} data")
     return examples
 
 

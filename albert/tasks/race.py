@@ -12,6 +12,7 @@ import os
 
 from albert.atomic import replacing_file
 from albert.errors import AlbertError
+from albert.textfiles import read_text
 from albert.tokenization import preprocess_text
 
 LEVELS = ("middle", "high")
@@ -30,8 +31,7 @@ class RaceExample:
 
 def _articles(path: str):
     """(line number, JSON object) of a file: one object per line (all.txt) or one object in the whole file."""
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
+    text = read_text(path, "RACE file")
     try:
         yield 1, json.loads(text)
         return
@@ -54,6 +54,9 @@ def _examples_of(article: dict, level: str, path: str, lineno: int) -> list:
     except (KeyError, TypeError) as e:
         raise AlbertError(f"{path}:{lineno}: an article needs id, article, questions, options and answers "
                           f"({e} missing)") from None
+    if not len(questions) == len(options) == len(answers):
+        raise AlbertError(f"{path}:{lineno}: article {article_id} has {len(questions)} questions, {len(options)} "
+                          f"option lists and {len(answers)} answers; each question needs its options and answer")
     for i, (question, choices, answer) in enumerate(zip(questions, options, answers)):
         example_id = f"{article_id}-{i}"
         if len(choices) != NUM_CHOICES:

@@ -17,6 +17,7 @@ import difflib
 import json
 import os
 
+from albert import textfiles
 from albert.errors import AlbertError
 from albert.tokenization import SPIECE_UNDERLINE, encode_ids, encode_pieces, preprocess_text
 
@@ -36,15 +37,7 @@ class SquadExample:
 
 
 def load_json(path: str, what: str = "SQuAD file"):
-    if not os.path.isfile(path):
-        raise AlbertError(f"{path}: {what} not found")
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except json.JSONDecodeError as e:
-        raise AlbertError(f"{path}: malformed JSON at line {e.lineno} column {e.colno} ({e.msg})") from None
-    except UnicodeDecodeError as e:
-        raise AlbertError(f"{path}: not UTF-8 (byte {e.start})") from None
+    return textfiles.load_json(path, what)
 
 
 def read_examples(path: str, is_training: bool, data: dict | None = None) -> list:

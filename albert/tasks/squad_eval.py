@@ -14,12 +14,16 @@ question has no prediction), these functions score that question 0 in the breakd
 official ones, leave out the questions without a prediction (each one is reported on stderr).
 """
 
-import argparse
 import collections
 import json
+import math
 import re
 import string
 import sys
+
+from albert.atomic import write_text
+from albert.cli import ArgumentParser, check_output_path
+from albert.errors import AlbertError
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
 _PUNCTUATION = frozenset(string.punctuation)
@@ -158,19 +162,19 @@ def evaluate(dataset_json: dict, predictions: dict, na_probs: dict | None = None
     return evaluate_v2(dataset_json["data"], predictions, na_probs, na_prob_thresh, log)
 
 
-def _load(path: str, what: str):
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except OSError as e:
-        raise SystemExit(f"squad_eval: error: {path}: cannot read the {what} ({e.strerror})")
-    except json.JSONDecodeError as e:
-        raise SystemExit(f"squad_eval: error: {path}: malformed JSON at line {e.lineno} column {e.colno} "
-                         f"({e.msg})")
+def _load(path: str, what: str, kind: type):
+    """The JSON file `path`, which must hold a `kind` (dict: an object, list: an array)."""
+    from albert.textfiles import load_json
+
+    value = load_json(path, what)
+    if not isinstance(value, kind):
+        raise AlbertError(f"{path}: the {what} must be a JSON {'object' if kind is dict else 'array'}, not a "
+                          f"{type(value).__name__}")
+    return value
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description="Official SQuAD 1.1 / 2.0 scoring.")
+    parser = ArgumentParser(prog="squad_eval", description="Official SQuAD 1.1 / 2.0 scoring.")
     parser.add_argument("data_file", help="SQuAD JSON with the gold answers")
     parser.add_argument("pred_file", help="predictions JSON {question id: answer text}")
     parser.add_argument("--out-file", "-o", help="also write the JSON results here")
@@ -178,19 +182,32 @@ def main(argv=None):
     parser.add_argument("--na-prob-thresh", "-t", type=float, default=1.0,
                         help="predict no answer where the probability exceeds this (default 1.0)")
     args = parser.parse_args(argv)
-    dataset_json = _load(args.data_file, "SQuAD data")
-    if not isinstance(dataset_json, dict) or not isinstance(dataset_json.get("data"), list):
-        raise SystemExit(f"squad_eval: error: {args.data_file}: not a SQuAD file (no top-level \"data\" list)")
-    predictions = _load(args.pred_file, "predictions")
-    na_probs = _load(args.na_prob_file, "no-answer probabilities") if args.na_prob_file else None
     try:
-        results = evaluate(dataset_json, predictions, na_probs, args.na_prob_thresh)
-    except KeyError as e:
-        raise SystemExit(f"squad_eval: error: {args.na_prob_file}: {e.args[0]}")
-    text = json.dumps(results, indent=2)
-    if args.out_file:
-        with open(args.out_file, "w") as f:
-            f.write(text + "\n")
+        if args.out_file:
+            check_output_path("out-file", args.out_file, (args.data_file, args.pred_file, args.na_prob_file))
+        dataset_json = _load(args.data_file, "SQuAD data", dict)
+        if not isinstance(dataset_json.get("data"), list):
+            raise AlbertError(f"{args.data_file}: not a SQuAD file (no top-level \"data\" list)")
+        predictions = _load(args.pred_file, "predictions", dict)
+        wrong = next((k for k, v in predictions.items() if not isinstance(v, str)), None)
+        if wrong is not None:
+            raise AlbertError(f"{args.pred_file}: the prediction for {wrong!r} is not a string; the predictions map "
+                              "question ids to answer texts")
+        na_probs = _load(args.na_prob_file, "no-answer probabilities", dict) if args.na_prob_file else None
+        wrong = next((k for k, v in (na_probs or {}).items() if isinstance(v, bool) or
+                      not isinstance(v, (int, float)) or not math.isfinite(v)), None)
+        if wrong is not None:
+            raise AlbertError(f"{args.na_prob_file}: the no-answer probability of {wrong!r} is not a finite number")
+        try:
+            results = evaluate(dataset_json, predictions, na_probs, args.na_prob_thresh)
+        except KeyError as e:
+            raise AlbertError(f"{args.na_prob_file}: {e.args[0]}") from None
+        text = json.dumps(results, indent=2)
+        if args.out_file:
+            write_text(args.out_file, text + "\n")
+    except AlbertError as e:
+        print(f"squad_eval: error: {e}", file=sys.stderr)
+        return 2
     print(text)
     return 0
 

@@ -14,6 +14,8 @@ import importlib
 import json
 import os
 
+from albert.errors import AlbertError
+
 _EXPORTS = {name: "albert.weights.original" for name in (
     "LoadReport", "load_original_checkpoint", "save_original_checkpoint", "original_variable_map",
     "resolve_checkpoint_path", "is_original_checkpoint", "checkpoint_step", "load_tensors")}
@@ -35,10 +37,11 @@ def directory_format(directory: str) -> str | None:
         return None
     config = os.path.join(directory, "config.json")
     if os.path.isfile(config):
+        from albert.textfiles import read_text
+
         try:
-            with open(config) as f:
-                values = json.load(f)
-        except (json.JSONDecodeError, UnicodeDecodeError):
+            values = json.loads(read_text(config, "config.json"))
+        except json.JSONDecodeError:
             return None
         if isinstance(values, dict) and "model_type" in values:
             return "huggingface"
@@ -62,3 +65,60 @@ def default_model_files(init_checkpoint: str | None) -> dict:
         return {}
     spm = os.path.join(init_checkpoint, SPM_FILES[kind])
     return {"config": os.path.join(init_checkpoint, "config.json"), "spm_model": spm if os.path.isfile(spm) else None}
+
+
+_TABLE_MAGIC = (0xDB4775248B80FB57).to_bytes(8, "little")  # the last 8 bytes of every TensorFlow checkpoint .index
+
+
+def check_checkpoint_path(path: str, flag: str) -> None:
+    """Before TensorFlow starts: `path` (a flag's value) is weights of a kind the loader reads, present and not
+    obviously broken: a model directory (release, Hugging Face, keras-hub), a directory whose `checkpoint` file names
+    a checkpoint, a .safetensors / .weights.h5 file, or a checkpoint prefix whose .index ends as TensorFlow's tables
+    do and whose data shards are all there. Remote paths are left to the loader."""
+    if "://" in path:
+        return
+    if path.endswith((".safetensors", ".safetensors.index.json", ".weights.h5")):
+        if not os.path.isfile(path):
+            raise AlbertError(f"{path}: {flag} not found")
+        return
+    if os.path.isdir(path):
+        state = os.path.join(path, "checkpoint")
+        kind = directory_format(path)
+        if kind in SPM_FILES:
+            return
+        if os.path.isfile(state):
+            path = _named_checkpoint(state)
+        elif kind == "release":
+            path = os.path.join(path, "model.ckpt-best")
+        else:
+            raise AlbertError(f"{path}: {flag} is a directory with no checkpoint in it (no `checkpoint` file, "
+                              "config.json or albert_config.json); pass a checkpoint prefix such as DIR/model.ckpt-best")
+    index = path + ".index"
+    if not os.path.isfile(index):
+        raise AlbertError(f"{path}: {flag} not found (no {os.path.basename(index)}); pass a checkpoint prefix such "
+                          "as DIR/model.ckpt-best or a model directory")
+    with open(index, "rb") as f:
+        f.seek(0, os.SEEK_END)
+        size = f.tell()
+        f.seek(max(size - 8, 0))
+        if size < 48 or f.read(8) != _TABLE_MAGIC:
+            raise AlbertError(f"{index}: not a TensorFlow checkpoint index (truncated, or another kind of file); "
+                              f"pass a checkpoint written by TensorFlow as {flag}")
+    shards = [n for n in os.listdir(os.path.dirname(path) or ".")
+              if n.startswith(os.path.basename(path) + ".data-")]
+    expected = int(shards[0].rsplit("-of-", 1)[1]) if shards and "-of-" in shards[0] else 1
+    if len(shards) < expected:
+        raise AlbertError(f"{path}: {expected - len(shards)} of the checkpoint's {expected} data file(s) "
+                          f"({os.path.basename(path)}.data-*) missing; copy the whole checkpoint")
+
+
+def _named_checkpoint(state: str) -> str:
+    """The checkpoint a TensorFlow `checkpoint` file names (model_checkpoint_path), resolved against its directory."""
+    directory = os.path.dirname(state)
+    with open(state, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            key, _, value = line.partition(":")
+            if key.strip() == "model_checkpoint_path":
+                named = value.strip().strip('"')
+                return named if os.path.isabs(named) else os.path.join(directory, named)
+    raise AlbertError(f"{state}: names no checkpoint (no model_checkpoint_path line); pass a checkpoint prefix")
