@@ -27,6 +27,21 @@ from albert.atomic import write_text
 from albert.errors import AlbertError
 
 
+# Training stops, before saving, when the mean loss of a step exceeds this many times the first of the run (or 1):
+# a run that has left any sane range (AdamW at a too high rate reached 1e11) is not checkpointed or kept as best.
+DIVERGENCE_FACTOR = 100
+
+
+def checkpoints_on_disk(directory: str) -> list:
+    """The `model.ckpt-<step>` prefixes with an .index in `directory`, newest first."""
+    found = []
+    for path in tf.io.gfile.glob(os.path.join(directory, "model.ckpt-*.index")):
+        step = path[:-len(".index")].rsplit("-", 1)[1]
+        if step.isdigit():
+            found.append((int(step), path[:-len(".index")]))
+    return [path for _, path in sorted(found, reverse=True)]
+
+
 class TrainingDiverged(AlbertError):
     """The loss became NaN or infinite."""
 
@@ -76,6 +91,7 @@ class Trainer:
         self.iterator = None
         self._checkpoint = None
         self._manager = None
+        self.resumed_from = None
         self._train_fn = None
         self._writers = None
 
@@ -136,14 +152,35 @@ class Trainer:
         return [generator.state for layer in self.model._flatten_layers()
                 for generator in getattr(layer, "_seed_generators", [])]
 
-    def restore_latest(self) -> int | None:
-        """Restore the newest checkpoint of output_dir (model, optimizer, data position, dropout seeds); its step,
-        or None."""
+    def restore_latest(self, log=print) -> int | None:
+        """Restore the newest intact checkpoint of the checkpoint directory (model, optimizer, data position,
+        dropout seeds); its step, or None when there is none. The `model.ckpt-<step>.index` files on disk are the
+        candidates, newest first, whatever the `checkpoint` file says (it may be garbled, or name a deleted or
+        outside checkpoint): one cut short by a kill or a full disk is reported and the one before it is used; one
+        of another model configuration is an error (not a silent fresh start)."""
         manager = self._ensure_manager()
-        if manager.latest_checkpoint is None:
-            return None
-        self._checkpoint.restore(manager.latest_checkpoint).assert_existing_objects_matched()
-        return self.step
+        named = manager.latest_checkpoint
+        candidates = checkpoints_on_disk(self.checkpoint_dir)
+        if named and named not in candidates:
+            log(f"{self.checkpoint_dir}/checkpoint names {named}, which is not a checkpoint of this directory; "
+                "ignored")
+        for path in candidates:
+            try:
+                self._checkpoint.restore(path).assert_existing_objects_matched()
+            except (AssertionError, ValueError) as e:
+                raise AlbertError(
+                    f"{path}: written for another model ({str(e).strip().splitlines()[0][:160]}); resume with the "
+                    "albert_config.json and flags it was trained with, or use another --output_dir") from None
+            except (IndexError, tf.errors.OpError) as e:
+                log(f"{path}: cannot be read ({str(e).strip().splitlines()[0][:120]}: cut short by a kill or a full "
+                    "disk?); resuming from the checkpoint before it")
+                continue
+            self.resumed_from = path
+            return self.step
+        if candidates:
+            raise AlbertError(f"{self.checkpoint_dir}: none of its {len(candidates)} checkpoint(s) can be read; "
+                              "remove them to start over, or use another --output_dir")
+        return None
 
     @property
     def _handled_file(self) -> str:
@@ -257,15 +294,15 @@ class Trainer:
         c = self.config
         self.iterator = self.local_iterator(dataset_fn, c.global_batch_size)
         self._manager = None
-        resumed = self.restore_latest()
+        resumed = self.restore_latest(log)
         if resumed is not None:
-            log(f"resumed from {self._manager.latest_checkpoint} at step {resumed}")
+            log(f"resumed from {self.resumed_from} at step {resumed}")
             if on_checkpoint is not None and self._handled_step() < resumed:  # killed between save and evaluation
-                self._checkpoint_handled(on_checkpoint, resumed, self._manager.latest_checkpoint)
+                self._checkpoint_handled(on_checkpoint, resumed, self.resumed_from)
         if self._train_fn is None:
             self._train_fn = self._build_train_fn()
         meter = _Meter(self, c)
-        results = {}
+        results, first_loss = {}, None
         while self.step < c.num_train_steps:
             step = self.step
             steps = meter.next_call_steps(step)
@@ -276,16 +313,19 @@ class Trainer:
                 if resumed is None or "Incompatible shapes" not in str(e):
                     raise
                 raise AlbertError(
-                    f"{self._manager.latest_checkpoint}: cannot resume with these flags: its saved input position "
+                    f"{self.resumed_from}: cannot resume with these flags: its saved input position "
                     f"holds batches of another shape ({str(e).strip().splitlines()[0][:120]}); rerun with the "
                     "batch size and sequence length it was written with, or use another --output_dir") from None
             totals = {k: float(v) for k, v in totals.items()}
             if not math.isfinite(float(last_loss)) or not math.isfinite(totals["loss"]):
-                raise TrainingDiverged(
-                    f"loss became {float(last_loss)} between steps {step} and {self.step}; the last good checkpoint "
-                    f"({self._manager.latest_checkpoint}) is intact: lower --learning_rate or raise "
-                    "--num_warmup_steps and rerun")
+                raise TrainingDiverged(f"loss became {float(last_loss)} between steps {step} and {self.step}; "
+                                       + self._diverged_advice())
             results = self._summaries(totals, steps)
+            first_loss = results["loss"] if first_loss is None else first_loss
+            if results["loss"] > DIVERGENCE_FACTOR * max(first_loss, 1.0):
+                raise TrainingDiverged(
+                    f"loss {results['loss']:.4g} at step {self.step} is over {DIVERGENCE_FACTOR} times this run's "
+                    f"first ({first_loss:.4g}): training diverged; " + self._diverged_advice())
             log(meter.line(self.step, steps, time.time() - loop_start, results))
             if meter.rates:
                 self.write_summaries("train", meter.rates)
@@ -294,6 +334,11 @@ class Trainer:
                 if on_checkpoint is not None:
                     self._checkpoint_handled(on_checkpoint, self.step, path)
         return results
+
+    def _diverged_advice(self) -> str:
+        latest = self._manager.latest_checkpoint if self._manager is not None else None
+        kept = f"the last good checkpoint ({latest}) is intact" if latest else "no checkpoint was saved"
+        return f"{kept}: lower --learning_rate or raise the warmup steps and rerun"
 
     def _summaries(self, totals: dict, steps: int) -> dict:
         results = {"loss": totals["loss"] / steps}

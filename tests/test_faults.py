@@ -5,6 +5,7 @@ tests/test_run_pretraining.py's)."""
 import json
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -210,3 +211,61 @@ def test_run_classifier_killed_resumes_exactly_with_dropout(tmp_path):
     assert best.split(":")[:2] == expected_best.split(":")[:2]
     assert abs(float(best.split(":")[2]) - float(expected_best.split(":")[2])) <= 1e-6
     assert not [n for n in os.listdir(out) if n.endswith("_temp") or ".tmp-" in n or n.startswith(".albert.lock")]
+
+
+@pytest.mark.slow
+def test_resume_skips_a_cut_checkpoint_and_refuses_another_config(tmp_path):
+    """The newest checkpoint cut short (a kill or a full disk) and the `checkpoint` file garbled: the run resumes
+    from the newest intact one, says so, and trains the same losses as the uninterrupted run; a checkpoint of another
+    model configuration is one line, not a traceback or a silent fresh start."""
+    from tests.test_run_classifier import setup_task
+
+    common = setup_task(tmp_path) + ["--task_name=RTE", "--do_train", "--train_batch_size=8", "--train_step=15",
+                                     "--warmup_step=2", "--learning_rate=1e-3", "--save_checkpoints_steps=5",
+                                     "--iterations_per_loop=1", "--log_every_steps=1", "--keep_checkpoint_max=3"]
+    reference = run("run_classifier.py", *common, f"--output_dir={tmp_path / 'ref'}")
+    assert reference.returncode == 0, reference.stderr[-2000:]
+    expected = step_losses(reference.stdout)
+    out = tmp_path / "damaged"
+    shutil.copytree(tmp_path / "ref", out)
+    for name in os.listdir(out):
+        if name.startswith("model.ckpt-15"):
+            os.remove(out / name)
+    data = out / "model.ckpt-10.data-00000-of-00001"
+    data.write_bytes(data.read_bytes()[:data.stat().st_size // 2])
+    (out / "checkpoint").write_text("garbage that is no CheckpointState\n")
+    resumed = run("run_classifier.py", *common, f"--output_dir={out}")
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert f"{out}/model.ckpt-10: cannot be read (" in resumed.stdout
+    assert f"resumed from {out}/model.ckpt-5 at step 5" in resumed.stdout
+    got = step_losses(resumed.stdout)
+    assert sorted(got) == list(range(6, 16))
+    assert all(abs(loss - expected[step]) <= 1e-6 for step, loss in got.items())
+
+    config = json.loads((tmp_path / "albert_config.json").read_text())
+    (tmp_path / "wider.json").write_text(json.dumps(dict(config, intermediate_size=48)))
+    other = run("run_classifier.py", *common, f"--output_dir={tmp_path / 'ref'}", "--train_step=20",
+                f"--albert_config_file={tmp_path / 'wider.json'}")
+    assert other.returncode == 2
+    line, = other.stderr.splitlines()
+    assert line.startswith(f"run_classifier.py: error: {tmp_path / 'ref'}/model.ckpt-15: written for another model (")
+    assert line.endswith("resume with the albert_config.json and flags it was trained with, or use another "
+                         "--output_dir")
+
+
+@pytest.mark.slow
+def test_divergence_beyond_a_sane_loss_stops_before_the_checkpoint(tmp_path):
+    """A loss that leaves any sane range (here AdamW at rate 1000: about 5,000 after one step, from 0.69) stops the
+    run before that step is checkpointed, naming the last good checkpoint; nothing diverged is kept."""
+    from tests.test_run_classifier import setup_task
+
+    out = tmp_path / "out"
+    result = run("run_classifier.py", *setup_task(tmp_path), "--task_name=RTE", "--do_train", f"--output_dir={out}",
+                 "--train_batch_size=8", "--train_step=30", "--warmup_step=0", "--learning_rate=1000",
+                 "--save_checkpoints_steps=1", "--iterations_per_loop=1", "--log_every_steps=1")
+    assert result.returncode == 2
+    line, = result.stderr.splitlines()
+    assert line.startswith("run_classifier.py: error: loss ") and " at step 2 is over 100 times this run's first (" in line
+    assert line.endswith(f"training diverged; the last good checkpoint ({out}/model.ckpt-1) is intact: lower "
+                         "--learning_rate or raise the warmup steps and rerun")
+    assert (out / "model.ckpt-1.index").exists() and not (out / "model.ckpt-2.index").exists()
