@@ -119,3 +119,31 @@ def test_bad_data_is_one_line_exit_2(tmp_path, case):
     last = result.stderr.strip().splitlines()[-1]
     assert last.startswith(f"run_race.py: error: {message}"), last
     assert not (tmp_path / "o" / "train.tf_record").exists()
+
+
+@pytest.mark.slow
+def test_the_feature_cache_follows_the_data_and_the_flags(tmp_path):
+    """A cached record is reused only for the same examples and flags: a changed answer or another --max_seq_length
+    (which crashed once: the old record's rows have the old length) rebuilds it."""
+    args = common(tmp_path)
+    out = tmp_path / "out"
+    result = run(*args, f"--output_dir={out}", "--do_train", "--do_eval", "--train_step=2",
+                 "--save_checkpoints_steps=2", "--train_batch_size=8")
+    assert result.returncode == 0, result.stderr[-2000:]
+    record, key = out / "eval.tf_record", out / "eval.tf_record.json"
+    first = json.loads(key.read_text())
+    assert first["max_seq_length"] == 24 and first["examples"] == 48
+    stamp = record.stat().st_mtime_ns
+    evaluate = ["--nodo_train", "--do_eval"]
+    assert run(*args, f"--output_dir={out}", *evaluate).returncode == 0
+    assert record.stat().st_mtime_ns == stamp  # same data, same flags: reused
+    path = tmp_path / "RACE" / "dev" / "middle" / "all.txt"
+    article = json.loads(path.read_text().splitlines()[0])
+    article["answers"][0] = "ABCD"[("ABCD".index(article["answers"][0]) + 1) % 4]
+    path.write_text("\n".join([json.dumps(article)] + path.read_text().splitlines()[1:]) + "\n")
+    shorter = [a for a in args if not a.startswith("--max_seq_length")] + ["--max_seq_length=20"]
+    result = run(*shorter, f"--output_dir={out}", *evaluate)
+    assert result.returncode == 0, result.stderr[-2000:]
+    second = json.loads(key.read_text())
+    assert second["max_seq_length"] == 20 and second["examples_sha256"] != first["examples_sha256"]
+    assert second["record_bytes"] < first["record_bytes"]  # rows of 4 x 20 ids, not 4 x 24
