@@ -96,7 +96,8 @@ BAD = [
     ({"inner_group_num": 0}, "`inner_group_num` must be a positive integer, got 0"),
     ({"embedding_size": -1}, "`embedding_size` must be a positive integer, got -1"),
     ({"hidden_dropout_prob": 1.5}, "`hidden_dropout_prob` must be a number in [0, 1), got 1.5"),
-    ({"initializer_range": 0}, "`initializer_range` must be a positive number, got 0"),
+    ({"initializer_range": 0}, "`initializer_range` must be a positive finite number, got 0"),
+    ({"initializer_range": float("nan")}, "`initializer_range` must be a positive finite number, got nan"),
     ({"sharing": "some"}, "`sharing` 'some' is unknown; use one of all, attention, ffn, none"),
 ]
 
