@@ -29,6 +29,14 @@ def stderr_is_terminal() -> bool:
     return sys.stderr.isatty() if _terminal is None else _terminal
 
 
+def _write(fd: int, data: bytes):
+    try:
+        while data:
+            data = data[os.write(fd, data):]
+    except OSError:  # the reader of stderr went away: keep draining the pipe, so that writers never block
+        pass
+
+
 def _pump(read_fd: int, out_fd: int):
     pending = b""
     while True:
@@ -42,9 +50,9 @@ def _pump(read_fd: int, out_fd: int):
             cut = pending.rindex(b"\r") + 1
             kept, pending = kept + pending[:cut], pending[cut:]
         if kept:
-            os.write(out_fd, kept)
+            _write(out_fd, kept)
     if pending and not NOISE.match(pending):
-        os.write(out_fd, pending)
+        _write(out_fd, pending)
     os.close(read_fd)
 
 
