@@ -86,7 +86,13 @@ CASES = [
     ("pt", ["--init_checkpoint={w}/emptydir"], "{w}/emptydir: --init_checkpoint is a directory with no checkpoint"),
     ("pt", ["--init_checkpoint={w}/notes.txt"], "{w}/notes.txt: --init_checkpoint not found"),
     ("pt", ["--init_checkpoint={w}/missing.safetensors"], "{w}/missing.safetensors: --init_checkpoint not found"),
-    ("pt", ["--input_file={w}/nothing-*.tfrecord"], "{w}/nothing-*.tfrecord"),
+    ("pt", ["--input_file={w}/nothing-*.tfrecord"], "{w}/nothing-*.tfrecord: no TFRecord file matches; check "
+                                                    "--input_file"),
+    ("pt", ["--strategy=tpu"], "--strategy tpu needs a TPU: pass --tpu_name (or --master), or use --strategy "
+                               "one_device / mirrored / multi_worker"),
+    ("pt", ["--strategy=multi_worker"], "--strategy multi_worker needs the TF_CONFIG environment variable"),
+    ("pt", ["--train_batch_size=6", "--gradient_accumulation_steps=4"],
+     "--train_batch_size 6 must divide evenly over 1 replica(s) x 4 accumulation step(s)"),
     ("pt", ["--input_file={w}/empty.tfrecord"], "{w}/empty.tfrecord"),
     ("pt", ["--input_file={w}/corpus.txt"], "{w}/corpus.txt"),
     ("pt", ["--input_file={w}/truncated.tfrecord"], "{w}/truncated.tfrecord"),

@@ -146,20 +146,9 @@ def test_init_checkpoint_from_an_original_tf1_checkpoint(tmp_path):
 
 
 def test_cli_errors(setup):
+    """Resuming with another batch shape is one line (the other bad inputs: tests/test_bad_inputs.py)."""
     tmp_path, records, config = setup
     base = [f"--input_file={records}", f"--output_dir={tmp_path / 'o'}", f"--albert_config_file={config}"]
-    cases = [
-        (["--strategy=tpu"], "--strategy tpu needs a TPU: pass --tpu_name (or --master), or use --strategy "
-                             "one_device / mirrored / multi_worker"),
-        (["--train_batch_size=6", "--gradient_accumulation_steps=4"],
-         "--train_batch_size 6 must divide evenly over 1 replica(s) x 4 accumulation step(s)"),
-        ([f"--max_seq_length={SEQ * 2}"], f"--max_seq_length {SEQ * 2} exceeds max_position_embeddings ({SEQ})"),
-        (["--strategy=multi_worker"], "--strategy multi_worker needs the TF_CONFIG environment variable"),
-    ]
-    for extra, message in cases:
-        result = run_pretraining(*base, *extra)
-        assert result.returncode == 2, (extra, result.stderr[-2000:])
-        assert message in result.stderr.strip().splitlines()[-1], (extra, result.stderr[-500:])
     first = run_pretraining(*base, "--train_batch_size=4", "--num_train_steps=2", "--save_checkpoints_steps=2",
                             f"--max_seq_length={SEQ}", f"--max_predictions_per_seq={PRED}")
     assert first.returncode == 0, first.stderr[-2000:]
@@ -169,11 +158,7 @@ def test_cli_errors(setup):
     assert resumed.stderr.strip().splitlines()[-1].startswith(
         f"run_pretraining.py: error: {tmp_path / 'o'}/model.ckpt-2: cannot resume with these flags: its saved input "
         "position holds batches of another shape (")
-    missing = run_pretraining(f"--input_file={tmp_path}/none*.tfrecord", f"--output_dir={tmp_path / 'o'}",
-                              f"--albert_config_file={config}")
-    assert missing.returncode == 2
-    assert missing.stderr.strip().splitlines()[-1] == (f"run_pretraining.py: error: {tmp_path}/none*.tfrecord: no "
-                                                        "TFRecord file matches; check --input_file")
+    line, = resumed.stderr.splitlines()  # one line: TensorFlow's start-up noise filtered
 
 
 @pytest.mark.slow
