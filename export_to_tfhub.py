@@ -14,7 +14,7 @@ import os
 
 from absl import flags
 
-from albert import cli
+from albert import cli, litert
 from albert.atomic import replacing_directory
 from albert.errors import AlbertError
 
@@ -23,6 +23,7 @@ flags.adopt_module_key_flags(cli)  # --help lists them with the script's own fla
 flags.DEFINE_bool("do_lower_case", True, "Lower-case text in the preprocessor.")
 flags.DEFINE_bool("use_einsum", True, "Kept for compatibility (attention is always einsum-shaped).")
 flags.DEFINE_string("export_path", None, "Output directory (replaced if it exists).")
+litert.define_flag()
 flags.DEFINE_integer("seq_length", None, "Length of the preprocessor's default packing (default: 128, or the "
                      "model's max_position_embeddings when it is smaller).")
 FLAGS = flags.FLAGS
@@ -53,11 +54,15 @@ def main(argv):
         if files["spm_vocab"]:
             assets[os.path.basename(files["spm_vocab"])] = files["spm_vocab"]
         export.export_encoder(model.encoder, os.path.join(tmp, "encoder"), assets)
+        lite = litert.export_tflite(model.encoder, os.path.join(tmp, "encoder", "model.tflite"), export.HUB_INPUTS,
+                                    seq_length, ("pooled_output", "sequence_output"), FLAGS.tflite_quantization,
+                                    call=lambda inputs: model.encoder(export.encoder_inputs(inputs), training=False))
         export.export_encoder(model.encoder, os.path.join(tmp, "mlm"), assets, mlm_model=model)
         export.export_preprocessor(files["spm_model"], FLAGS.do_lower_case, os.path.join(tmp, "preprocessor"),
                                    seq_length)
         os.remove(os.path.join(tmp, "albert_config.json"))
-    print(f"exported {out}/encoder, {out}/preprocessor and {out}/mlm from {files['checkpoint']}")
+    print(f"exported {out}/encoder (and encoder/model.tflite, {lite['bytes']:,} bytes at length {seq_length}), "
+          f"{out}/preprocessor and {out}/mlm from {files['checkpoint']}")
 
 
 if __name__ == "__main__":

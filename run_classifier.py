@@ -11,7 +11,7 @@ import os
 
 from absl import flags
 
-from albert import cli, runner
+from albert import cli, litert, runner
 from albert.errors import AlbertError
 
 flags.DEFINE_string("data_dir", None, "Directory holding the task's folder (e.g. MNLI/, CoLA/) in the GLUE layout.")
@@ -38,7 +38,9 @@ flags.DEFINE_integer("keep_checkpoint_max", 5, "Checkpoints kept.")
 flags.DEFINE_integer("iterations_per_loop", 1000, "Steps per compiled loop call.")
 flags.DEFINE_enum("optimizer", "adamw", ["adamw", "lamb"], "Optimizer.")
 flags.DEFINE_string("export_dir", None, "Export model.ckpt-best as a serving SavedModel that takes raw strings "
-                    "(text_a, and text_b for pair tasks) and returns probabilities and predictions.")
+                    "(text_a, and text_b for pair tasks) and returns probabilities and predictions, and in it model.tflite "
+                    "(LiteRT: packed ids -> logits).")
+litert.define_flag()
 runner.define_runtime_flags()
 flags.adopt_module_key_flags(runner)  # --help lists them with the script's own flags
 flags.DEFINE_string("seeds", None, "Comma-separated seeds: fine-tune once per seed (in output_dir/seed_<s>) and "
@@ -181,9 +183,15 @@ def fine_tune(seed: int, output_dir: str):
         from albert.export import export_classifier
 
         pair = any(layout.text_b is not None for layout in task.splits.values())
+        from albert.litert import export_tflite
+
         export_classifier(model, FLAGS.spm_model_file, FLAGS.do_lower_case, list(task.labels or []) or None, pair,
                           FLAGS.max_seq_length, FLAGS.export_dir)
-        print(f"exported the serving model to {FLAGS.export_dir} (inputs: text_a{', text_b' if pair else ''})")
+        report = export_tflite(model, os.path.join(FLAGS.export_dir, "model.tflite"),
+                               ("input_ids", "input_mask", "segment_ids"), FLAGS.max_seq_length,
+                               quantization=FLAGS.tflite_quantization)
+        print(f"exported the serving model to {FLAGS.export_dir} (inputs: text_a{', text_b' if pair else ''}) and "
+              f"{report['path']} (packed ids -> logits, {report['bytes']:,} bytes)")
 
 
 def write_predictions(task, logits, examples, output_dir):

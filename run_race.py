@@ -11,7 +11,7 @@ import os
 
 from absl import flags
 
-from albert import cli, runner
+from albert import cli, litert, runner
 from albert.errors import AlbertError
 
 flags.DEFINE_string("data_dir", None, "Parent of RACE/{train,dev,test}/{middle,high}/ (official files or all.txt).")
@@ -42,6 +42,10 @@ flags.DEFINE_integer("train_step", 12000, "Training steps.")
 flags.DEFINE_integer("warmup_step", 1000, "Warmup steps.")
 flags.DEFINE_integer("save_checkpoints_steps", 100, "Checkpoint (and evaluate) every this many steps.")
 flags.DEFINE_integer("iterations_per_loop", 1000, "Steps per compiled loop call.")
+flags.DEFINE_string("export_dir", None, "Export model.ckpt-best as a serving SavedModel over packed inputs "
+                    "([batch, 4, max_seq_length] input_ids, input_mask, segment_ids -> logits [batch, 4]) with its "
+                    "LiteRT model.tflite.")
+litert.define_flag()
 runner.define_runtime_flags()
 flags.adopt_module_key_flags(runner)  # --help lists them with the script's own flags
 FLAGS = flags.FLAGS
@@ -57,8 +61,8 @@ def validate():
         raise AlbertError("--spm_model_file (SentencePiece) or --vocab_file (WordPiece) is required")
     if FLAGS.high_only and FLAGS.middle_only:
         raise AlbertError("--high_only and --middle_only exclude each other")
-    if not (FLAGS.do_train or FLAGS.do_eval or FLAGS.do_predict):
-        raise AlbertError("nothing to do: pass at least one of --do_train, --do_eval, --do_predict")
+    if not (FLAGS.do_train or FLAGS.do_eval or FLAGS.do_predict or FLAGS.export_dir):
+        raise AlbertError("nothing to do: pass at least one of --do_train, --do_eval, --do_predict, --export_dir")
     for name in ("max_seq_length", "max_qa_length", "train_batch_size", "eval_batch_size", "predict_batch_size",
                  "train_step", "save_checkpoints_steps", "num_keep_checkpoint", "iterations_per_loop"):
         cli.check_at_least(name, getattr(FLAGS, name), 1)
@@ -131,8 +135,15 @@ def main(argv):
         for path, step in runner.saved_checkpoints(FLAGS.output_dir):
             tf.train.Checkpoint(model=model).read(path).expect_partial()
             evaluate(step)
-    if FLAGS.do_predict:
+    if FLAGS.do_predict or FLAGS.export_dir:
         init_from_checkpoint(model, runner.prediction_checkpoint(FLAGS.output_dir, FLAGS.init_checkpoint))
+    if FLAGS.export_dir:
+        from albert.export import export_packed
+
+        report = export_packed(model, ("input_ids", "input_mask", "segment_ids"), None, FLAGS.export_dir,
+                               FLAGS.max_seq_length, FLAGS.tflite_quantization, rows_per_example=4)
+        print(f"exported the serving model to {FLAGS.export_dir} and {report['path']} ({report['bytes']:,} bytes)")
+    if FLAGS.do_predict:
         predictions, examples = predictions_of("test", FLAGS.predict_file, FLAGS.predict_batch_size)
         letters = {e.example_id: "ABCD"[int(p)] for e, p in zip(examples, predictions)}
         results = accuracy_by_level(examples, predictions)

@@ -16,7 +16,7 @@ import random
 
 from absl import flags
 
-from albert import cli, runner
+from albert import cli, litert, runner
 from albert.errors import AlbertError
 
 flags.DEFINE_string("albert_config_file", None, "Model config JSON.")
@@ -50,7 +50,8 @@ flags.DEFINE_integer("n_best_size", 20, "Candidates kept per question in nbest_p
 flags.DEFINE_integer("max_answer_length", 30, "Longest answer, in pieces.")
 flags.DEFINE_bool("use_einsum", True, "Kept for compatibility (attention is always einsum-shaped).")
 flags.DEFINE_string("export_dir", None, "Export model.ckpt-best as a serving SavedModel over packed inputs (the "
-                    "head's logits; see the README).")
+                    "head's logits; see the README), with its LiteRT model.tflite.")
+litert.define_flag()
 flags.DEFINE_bool("version_2_with_negative", False, "SQuAD 2.0: questions may have no answer.")
 flags.DEFINE_integer("start_n_top", 5, "2.0: beam size over start positions.")
 flags.DEFINE_integer("end_n_top", 5, "2.0: beam size over end positions per start.")
@@ -172,8 +173,8 @@ def main(argv):
     if FLAGS.export_dir:
         from albert.export import export_squad
 
-        export_squad(model, version_2, FLAGS.export_dir)
-        print(f"exported the serving model to {FLAGS.export_dir}")
+        report = export_squad(model, version_2, FLAGS.export_dir, FLAGS.max_seq_length, FLAGS.tflite_quantization)
+        print(f"exported the serving model to {FLAGS.export_dir} and {report['path']} ({report['bytes']:,} bytes)")
     if predict:
         results = predict_and_write(model, predict, version_2)
         if results is not None:

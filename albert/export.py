@@ -31,7 +31,7 @@ HUB_INPUTS = ("input_word_ids", "input_mask", "input_type_ids")
 DEFAULT_SEQ_LENGTH = 128
 
 
-def _encoder_inputs(inputs: dict) -> dict:
+def encoder_inputs(inputs: dict) -> dict:
     return {"input_ids": inputs["input_word_ids"], "input_mask": inputs["input_mask"],
             "segment_ids": inputs["input_type_ids"]}
 
@@ -74,7 +74,7 @@ def export_encoder(encoder, path: str, assets: dict | None = None, mlm_model=Non
         spec["masked_lm_positions"] = _int_spec("masked_lm_positions")
 
     def call(inputs, training=False):
-        features = _encoder_inputs(inputs)
+        features = encoder_inputs(inputs)
         if mlm_model is None:
             return _hub_outputs(encoder(features, training=training))
         features["masked_lm_positions"] = inputs["masked_lm_positions"]
@@ -142,7 +142,7 @@ def export_classifier(model, sp_model_file: str, do_lower_case: bool, labels: li
 
     def classify(inputs):
         segments = [root.tokenizer.tokenize(inputs[name]) for name in names]
-        logits = model(_encoder_inputs(root.tokenizer.pack(segments, seq_length)), training=False)
+        logits = model(encoder_inputs(root.tokenizer.pack(segments, seq_length)), training=False)
         if not labels:
             return {"predictions": logits[:, 0], "logits": logits}
         return {"probabilities": tf.nn.softmax(logits, -1), "logits": logits,
@@ -153,22 +153,36 @@ def export_classifier(model, sp_model_file: str, do_lower_case: bool, labels: li
     return _save(root, path, {"serving_default": root.serve.get_concrete_function()})
 
 
-def export_squad(model, version_2: bool, path: str) -> str:
+def export_squad(model, version_2: bool, path: str, seq_length: int, quantization: str = "none") -> dict:
     """A fine-tuned SQuAD model over packed inputs (`input_ids`, `input_mask`, `segment_ids`, and `p_mask` for
-    2.0) -> `start_logits`, `end_logits` (1.1) or the beam outputs and `cls_logits` (2.0)."""
+    2.0) -> `start_logits`, `end_logits` (1.1) or the beam outputs and `cls_logits` (2.0); with its model.tflite."""
     from albert.tasks.squad import model_inputs, prediction_outputs
 
-    keys, names = model_inputs(version_2), prediction_outputs(version_2)
-    spec = {k: _int_spec(k) for k in keys}
+    return export_packed(model, model_inputs(version_2), prediction_outputs(version_2), path, seq_length,
+                         quantization)
+
+
+def export_packed(model, input_names, output_names, path: str, seq_length: int, quantization: str = "none",
+                  rows_per_example: int | None = None) -> dict:
+    """A task model over packed int32 features as a serving SavedModel (`serving_default`: any batch and length)
+    and, inside it, `model.tflite` (LiteRT, builtin ops, weights frozen) at `seq_length`. `output_names`: the
+    outputs kept (None: a model returning one tensor, named `logits`). Returns albert.litert's report."""
+    from albert.litert import export_tflite
+
+    spec = {k: _int_spec(k, 3 if rows_per_example else 2) for k in input_names}
     root = _root_with_variables(model)
     root.model = model
 
     def serve(inputs):
         outputs = model(dict(inputs), training=False)
-        return {name: outputs[name] for name in names}
+        if not isinstance(outputs, dict):
+            return {"logits": outputs}
+        return {name: outputs[name] for name in output_names}
 
     root.serve = tf.function(serve, input_signature=[spec])
-    return _save(root, path, {"serving_default": root.serve.get_concrete_function()})
+    _save(root, path, {"serving_default": root.serve.get_concrete_function()})
+    return export_tflite(model, os.path.join(path, "model.tflite"), input_names, seq_length, output_names,
+                         quantization, rows_per_example)
 
 
 # ----------------------------------------------------------------------------------- a released model directory

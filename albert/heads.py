@@ -165,7 +165,7 @@ class SquadV2Head(keras.layers.Layer):
             hidden = ops.broadcast_to(ops.expand_dims(sequence_output, 1),
                                       (ops.shape(sequence_output)[0], self.start_n_top,
                                        ops.shape(sequence_output)[1], self.config.hidden_size))
-            end_logits = self._mask(self._end_logits(hidden, start_hidden), p_mask[:, None, :])
+            end_logits = self._mask(self._end_logits(hidden, start_hidden), ops.expand_dims(p_mask, 1))
             end_top_log_probs, end_top_index = ops.top_k(ops.log_softmax(end_logits, axis=-1), k=self.end_n_top)
             k = self.start_n_top * self.end_n_top
             outputs.update(start_top_log_probs=start_top_log_probs, start_top_index=start_top_index,

@@ -51,7 +51,8 @@ def dense(units: int, config: AlbertConfig, name: str, activation=None, use_bias
 def attention_bias(input_mask):
     """Additive float32 bias [B,1,1,T]: 0 for real key positions, -10000 for padding (as the original)."""
     mask = ops.cast(input_mask, "float32")
-    return (1.0 - mask[:, None, None, :]) * -10000.0
+    # expand_dims, not mask[:, None, None, :]: a new-axis strided slice has no builtin LiteRT kernel
+    return (1.0 - ops.expand_dims(ops.expand_dims(mask, 1), 1)) * -10000.0
 
 
 class AlbertEmbeddings(keras.layers.Layer):

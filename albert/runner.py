@@ -66,6 +66,10 @@ def preflight(values):
                           f"{values.albert_config_file}; pass the tokenizer of this model")
     if getattr(values, "init_checkpoint", None):
         check_checkpoint_path(values.init_checkpoint, "--init_checkpoint")
+    if getattr(values, "export_dir", None):  # replaced whole: it must not be, or hold, an input or the output_dir
+        inputs = [getattr(values, name, None) for name in ("output_dir", "albert_config_file", "spm_model_file",
+                                                            "vocab_file", "init_checkpoint", "data_dir")]
+        cli.check_output_path("export_dir", values.export_dir.rstrip("/"), tuple(inputs), directory=True)
     return config
 
 

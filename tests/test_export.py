@@ -142,6 +142,19 @@ def test_encoder_and_mlm_match_the_keras_model(albert_dir, tmp_path):
     np.testing.assert_allclose(got["mlm"], want["mlm_logits"], atol=1e-5)
     np.testing.assert_allclose(got["sop"], want["sop_logits"], atol=1e-5)
     assert int(got["trainable"]) == len(model.encoder.trainable_variables)
+    # encoder/model.tflite: LiteRT, at the export's length (32 here), batch 3 and 1.
+    from ai_edge_litert.interpreter import Interpreter
+
+    lite = Interpreter(model_path=str(hub / "encoder" / "model.tflite")).get_signature_runner("serve")
+    padded = {name: np.pad(value, ((0, 0), (0, 32 - 11))) for name, value in
+              (("input_word_ids", ids * mask), ("input_mask", mask), ("input_type_ids", types))}
+    for rows in (slice(0, 3), slice(1, 2)):
+        out = lite(**{k: v[rows] for k, v in padded.items()})
+        want = model.encoder({"input_ids": padded["input_word_ids"][rows], "input_mask": padded["input_mask"][rows],
+                              "segment_ids": padded["input_type_ids"][rows]}, training=False)
+        assert sorted(out) == ["pooled_output", "sequence_output"]
+        np.testing.assert_allclose(out["pooled_output"], want["pooled_output"], atol=1e-5)
+        np.testing.assert_allclose(out["sequence_output"], want["sequence_output"], atol=1e-5)
 
 
 def test_preprocessor_ids_equal_the_python_tokenizer(albert_dir, tmp_path):
@@ -296,6 +309,21 @@ def test_classifier_serving_model_reproduces_do_predict(albert_dir, tmp_path):
     assert len(set(np.round(expected[:, 0], 4))) >= 35  # each text gives its own output: a token changes it
     submitted = [line.split("\t")[1] for line in (out / "submit_results.tsv").read_text().splitlines()[1:]]
     assert json.loads((tmp_path / "predictions.json").read_text()) == submitted
+    # model.tflite beside it takes the packed ids (tokenized in Python: SentencePiece has no LiteRT op) -> logits.
+    from ai_edge_litert.interpreter import Interpreter
+
+    from albert.tasks.glue import InputExample, convert_example, get_task
+    from albert.tokenization import FullTokenizer
+
+    tokenizer = FullTokenizer(None, True, str(directory / "sp.model"))
+    features = [convert_example(InputExample(r[0], r[1], r[2], "entailment"), get_task("rte"), 24, tokenizer)
+                for r in test_rows]
+    lite = Interpreter(model_path=str(export / "model.tflite")).get_signature_runner("serve")
+    logits = lite(input_ids=np.array([f.input_ids for f in features], np.int32),
+                  input_mask=np.array([f.input_mask for f in features], np.int32),
+                  segment_ids=np.array([f.segment_ids for f in features], np.int32))["logits"]
+    probabilities = np.exp(logits) / np.exp(logits).sum(-1, keepdims=True)
+    np.testing.assert_allclose(probabilities, expected, atol=1e-5)
 
 
 def test_export_checkpoints_keeps_original_names_without_optimizer_slots(albert_dir, tmp_path):

@@ -76,12 +76,31 @@ def test_learns_a_four_choice_task_and_writes_predictions(tmp_path):
     assert sum(predictions[k] == truth[k] for k in truth) / len(truth) >= 0.9
     assert (out / "predict_results.txt").read_text().startswith("eval_accuracy = ")
     # The cached features follow the flags: --high_only rebuilds the predict record (12 questions, not 24).
-    result = run(*common_args, f"--output_dir={out}", "--nodo_train", "--nodo_eval", "--do_predict", "--high_only")
+    result = run(*common_args, f"--output_dir={out}", "--nodo_train", "--nodo_eval", "--do_predict", "--high_only",
+                 f"--export_dir={tmp_path / 'serving'}")
     assert result.returncode == 0, result.stderr[-3000:]
     high = json.loads((out / "predictions.json").read_text())
     assert sorted(high) == sorted(k for k in truth if k.startswith("high")) and len(high) == 12
     assert json.loads((out / "predict.tf_record.json").read_text())["examples"] == 12
     assert sum(high[k] == truth[k] for k in high) / len(high) >= 0.9
+    # The export (--export_dir, new here): the SavedModel and its LiteRT model.tflite give the predictions' letters.
+    import numpy as np
+    import tensorflow as tf
+    from ai_edge_litert.interpreter import Interpreter
+
+    from albert.input_pipeline import race_dataset
+
+    batch = next(iter(race_dataset([str(out / "predict.tf_record")], 24, 12, False)))
+    features = {k: batch[k].numpy().astype(np.int32) for k in ("input_ids", "input_mask", "segment_ids")}
+    served = tf.saved_model.load(str(tmp_path / "serving")).signatures["serving_default"](
+        **{k: tf.constant(v) for k, v in features.items()})["logits"].numpy()
+    lite = Interpreter(model_path=str(tmp_path / "serving" / "model.tflite")).get_signature_runner("serve")
+    lite_logits = lite(**features)["logits"]
+    assert lite_logits.shape == (12, 4) and np.abs(lite_logits - served).max() < 1e-5
+    order = [json.loads(line)["id"] for line in (tmp_path / "RACE" / "test" / "high" / "all.txt").read_text()
+             .splitlines()]
+    letters = ["ABCD"[i] for i in lite_logits.argmax(-1)]
+    assert letters == [high[f"{article}-{q}"] for article in order for q in range(2)]
 
 
 def test_bad_flags(tmp_path):

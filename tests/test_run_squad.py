@@ -80,6 +80,20 @@ def test_v1_learns_the_task_and_predicts_without_a_train_file(workdir):
             outputs[int(unique_id)] = {k: v[row].numpy() for k, v in logits.items()}
     served, _, _ = decode(read_examples(str(directory / "dev.json"), False), metadata, outputs, 20, 30, False)
     assert served == predictions
+    # ... and so does its LiteRT model.tflite (builtin ops, frozen weights), in the ai-edge-litert interpreter.
+    from ai_edge_litert.interpreter import Interpreter
+
+    lite = Interpreter(model_path=str(again / "serving" / "model.tflite")).get_signature_runner("serve")
+    lite_outputs = {}
+    for batch in squad_dataset([str(out / "predict.tf_record")], 20, 8, False).take(-(-metadata["num_features"] // 8)):
+        logits = lite(**{k: batch[k].numpy().astype("int32") for k in ("input_ids", "input_mask", "segment_ids")})
+        for row, unique_id in enumerate(batch["unique_ids"].numpy().reshape(-1)):
+            lite_outputs[int(unique_id)] = {k: v[row] for k, v in logits.items()}
+            for key in ("start_logits", "end_logits"):
+                assert abs(lite_outputs[int(unique_id)][key] - outputs[int(unique_id)][key]).max() < 1e-5
+    lite_served, _, _ = decode(read_examples(str(directory / "dev.json"), False), metadata, lite_outputs, 20, 30,
+                               False)
+    assert lite_served == predictions
 
 
 @pytest.mark.slow
