@@ -24,6 +24,7 @@ flags.DEFINE_bool("do_lower_case", True, "Lower-case text in the preprocessor.")
 flags.DEFINE_bool("use_einsum", True, "Kept for compatibility (attention is always einsum-shaped).")
 flags.DEFINE_string("export_path", None, "Output directory (replaced if it exists).")
 litert.define_flag()
+flags.adopt_module_key_flags(litert)  # --help lists it with the script's own flags
 flags.DEFINE_integer("seq_length", None, "Length of the preprocessor's default packing (default: 128, or the "
                      "model's max_position_embeddings when it is smaller).")
 FLAGS = flags.FLAGS

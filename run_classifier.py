@@ -41,6 +41,7 @@ flags.DEFINE_string("export_dir", None, "Export model.ckpt-best as a serving Sav
                     "(text_a, and text_b for pair tasks) and returns probabilities and predictions, and in it model.tflite "
                     "(LiteRT: packed ids -> logits).")
 litert.define_flag()
+flags.adopt_module_key_flags(litert)  # --help lists it with the script's own flags
 runner.define_runtime_flags()
 flags.adopt_module_key_flags(runner)  # --help lists them with the script's own flags
 flags.DEFINE_string("seeds", None, "Comma-separated seeds: fine-tune once per seed (in output_dir/seed_<s>) and "

@@ -46,6 +46,7 @@ flags.DEFINE_string("export_dir", None, "Export model.ckpt-best as a serving Sav
                     "([batch, 4, max_seq_length] input_ids, input_mask, segment_ids -> logits [batch, 4]) with its "
                     "LiteRT model.tflite.")
 litert.define_flag()
+flags.adopt_module_key_flags(litert)  # --help lists it with the script's own flags
 runner.define_runtime_flags()
 flags.adopt_module_key_flags(runner)  # --help lists them with the script's own flags
 FLAGS = flags.FLAGS

@@ -52,6 +52,7 @@ flags.DEFINE_bool("use_einsum", True, "Kept for compatibility (attention is alwa
 flags.DEFINE_string("export_dir", None, "Export model.ckpt-best as a serving SavedModel over packed inputs (the "
                     "head's logits; see the README), with its LiteRT model.tflite.")
 litert.define_flag()
+flags.adopt_module_key_flags(litert)  # --help lists it with the script's own flags
 flags.DEFINE_bool("version_2_with_negative", False, "SQuAD 2.0: questions may have no answer.")
 flags.DEFINE_integer("start_n_top", 5, "2.0: beam size over start positions.")
 flags.DEFINE_integer("end_n_top", 5, "2.0: beam size over end positions per start.")

@@ -46,8 +46,12 @@ def sandbox(tmp_path_factory):
     result = run_script("export_to_tfhub.py", f"--albert_directory={small}", f"--export_path={root / 'out/hub'}",
                         "--seq_length=16")
     assert result.returncode == 0, result.stderr[-3000:]
-    export_classifier(AlbertClassifier(config, num_labels=2), spm, True, ["0", "1"], True, 16,
-                      str(root / "out/mrpc_serving"))
+    classifier = AlbertClassifier(config, num_labels=2)
+    export_classifier(classifier, spm, True, ["0", "1"], True, 16, str(root / "out/mrpc_serving"))
+    from albert.litert import export_tflite  # as run_classifier.py --export_dir does
+
+    export_tflite(classifier, str(root / "out/mrpc_serving/model.tflite"), ("input_ids", "input_mask", "segment_ids"),
+                  16)
     # hf_albert_sst2/: a Hugging Face AlbertForSequenceClassification directory, written by albert.convert.
     from albert.convert import convert
 
