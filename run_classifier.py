@@ -144,11 +144,14 @@ def fine_tune(seed: int, output_dir: str):
         dataset = classifier_dataset([path], FLAGS.max_seq_length, task.is_regression, batch_size, False)
         return predict(model, dataset, math.ceil(len(examples) / batch_size))[:len(examples)], examples
 
-    def evaluate(step, _path=None):
-        logits, examples = logits_of("dev", FLAGS.eval_batch_size)
+    def dev_metrics(logits, examples):
         gold = np.array([e.label if task.is_regression else task.labels.index(e.label) for e in examples])
         predictions = logits[:, 0] if task.is_regression else logits.argmax(-1)
-        results = glue_metrics(task.name, predictions, gold)
+        return glue_metrics(task.name, predictions, gold), gold, predictions
+
+    def evaluate(step, _path=None):
+        logits, examples = logits_of("dev", FLAGS.eval_batch_size)
+        results, gold, predictions = dev_metrics(logits, examples)
         if task.is_regression:
             results["eval_loss"] = float(np.mean((predictions - gold) ** 2))
         else:
@@ -188,11 +191,22 @@ def fine_tune(seed: int, output_dir: str):
 
         export_classifier(model, FLAGS.spm_model_file, FLAGS.do_lower_case, list(task.labels or []) or None, pair,
                           FLAGS.max_seq_length, FLAGS.export_dir)
-        report = export_tflite(model, os.path.join(FLAGS.export_dir, "model.tflite"),
-                               ("input_ids", "input_mask", "segment_ids"), FLAGS.max_seq_length,
+        packed = ("input_ids", "input_mask", "segment_ids")
+        report = export_tflite(model, os.path.join(FLAGS.export_dir, "model.tflite"), packed, FLAGS.max_seq_length,
                                quantization=FLAGS.tflite_quantization)
         print(f"exported the serving model to {FLAGS.export_dir} (inputs: text_a{', text_b' if pair else ''}) and "
               f"{report['path']} (packed ids -> logits, {report['bytes']:,} bytes)")
+        if FLAGS.do_eval:  # the exported file on dev, next to the float model it came from
+            logits, examples = logits_of("dev", FLAGS.eval_batch_size)
+            path, _ = cached_features(task, FLAGS.data_dir, "dev", tokenizer, FLAGS.max_seq_length, cached_dir)
+            dataset = classifier_dataset([path], FLAGS.max_seq_length, task.is_regression, FLAGS.eval_batch_size,
+                                         False).take(math.ceil(len(examples) / FLAGS.eval_batch_size))
+            lite = litert.run_tflite(report["path"], dataset, packed)["logits"][:len(examples)]
+            key = best_key(task.name)
+            line = litert.report_line(report, FLAGS.tflite_quantization, key, dev_metrics(lite, examples)[0][key],
+                                      dev_metrics(logits, examples)[0][key])
+            runner.write_text(os.path.join(output_dir, "tflite_results.txt"), line + "\n")
+            print(line)
 
 
 def write_predictions(task, logits, examples, output_dir):

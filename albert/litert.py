@@ -90,3 +90,28 @@ def define_flag():
 
     flags.DEFINE_enum("tflite_quantization", "none", list(QUANTIZATIONS), "Post-training quantization of the "
                       "model.tflite written with the export: none (float32), dynamic_int8 (int8 weights) or float16.")
+
+
+def run_tflite(path: str, batches, input_names) -> dict:
+    """{output name: array} of a model.tflite over `batches` (dicts of arrays or tensors), concatenated; run in
+    TensorFlow's LiteRT interpreter (XNNPACK), so that only TensorFlow is needed."""
+    import warnings
+
+    import numpy as np
+    import tensorflow as tf
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # tf.lite.Interpreter's notice that ai-edge-litert replaces it
+        runner = tf.lite.Interpreter(model_path=path).get_signature_runner("serve")
+    parts = {}
+    for batch in batches:
+        outputs = runner(**{name: np.asarray(batch[name], np.int32) for name in input_names})
+        for name, value in outputs.items():
+            parts.setdefault(name, []).append(value)
+    return {name: np.concatenate(values) for name, values in parts.items()}
+
+
+def report_line(report: dict, quantization: str, metric: str, lite: float, reference: float) -> str:
+    """One line: the file, its size and its dev metric next to the float model's."""
+    return (f"{report['path']} ({quantization}, {report['bytes'] / 2**20:.1f} MiB): dev {metric} {lite:.4f}, float "
+            f"model {reference:.4f} ({lite - reference:+.4f})")

@@ -5,6 +5,7 @@ about them) -- never this package."""
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import textwrap
@@ -397,3 +398,34 @@ def test_bad_model_directories(albert_dir, tmp_path, case):
     assert result.returncode == 2, result.stderr[-2000:]
     assert result.stderr.strip().splitlines()[-1].startswith(f"export_to_tfhub.py: error: {message}")
     assert sorted(os.listdir(tmp_path)) == ["albert"]  # no export, no temporary directory
+
+
+def test_classifier_export_reports_the_quantized_files_dev_metric(albert_dir, tmp_path):
+    """--export_dir with --do_eval: the model.tflite (here dynamic_int8) is scored on dev next to the float model,
+    in tflite_results.txt."""
+    from tests.test_classification_training import write_task
+
+    directory, _ = albert_dir
+    rng = random.Random(3)
+    texts = random_strings(rng, 40)
+    rows = lambda n: [[str(i), rng.choice(texts).replace("\t", " ").replace("\n", " "),
+                       rng.choice(texts).replace("\t", " ").replace("\n", " "), rng.choice(["entailment",
+                                                                                          "not_entailment"])]
+                      for i in range(n)]
+    write_task(tmp_path, "RTE", ["index", "sentence1", "sentence2", "label"], {"train": rows(8), "dev": rows(16)})
+    out, export = tmp_path / "out", tmp_path / "serving"
+    result = run_script("run_classifier.py", "--task_name=RTE", f"--data_dir={tmp_path}", f"--output_dir={out}",
+                        f"--albert_config_file={directory / 'albert_config.json'}",
+                        f"--spm_model_file={directory / 'sp.model'}", f"--init_checkpoint={directory / 'model.ckpt-best'}",
+                        "--do_train", "--train_step=2", "--save_checkpoints_steps=2", "--do_eval",
+                        "--max_seq_length=24", f"--export_dir={export}", "--tflite_quantization=dynamic_int8")
+    assert result.returncode == 0, result.stderr[-3000:]
+    line = (out / "tflite_results.txt").read_text().strip()
+    match = re.fullmatch(rf"{re.escape(str(export))}/model\.tflite \(dynamic_int8, ([0-9.]+) MiB\): dev eval_accuracy "
+                         r"([0-9.]+), float model ([0-9.]+) \(([-+][0-9.]+)\)", line)
+    assert match, line
+    evaluated = dict(l.split(" = ") for l in (out / "eval_results.txt").read_text().splitlines())
+    assert float(match.group(3)) == round(float(evaluated["eval_accuracy"]), 4)  # the float model: model.ckpt-best
+    assert abs(float(match.group(2)) - float(match.group(3))) <= 0.125  # at most 2 of 16 dev pairs flip
+    assert float(match.group(1)) == round((export / "model.tflite").stat().st_size / 2**20, 1)
+    assert line in result.stdout
