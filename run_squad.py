@@ -171,6 +171,7 @@ def main(argv):
                       on_checkpoint=evaluate if predict and predict["has_answers"] else None)
     if predict or FLAGS.export_dir:
         init_from_checkpoint(model, runner.prediction_checkpoint(FLAGS.output_dir, FLAGS.init_checkpoint))
+    report = None
     if FLAGS.export_dir:
         from albert.export import export_squad
 
@@ -182,18 +183,41 @@ def main(argv):
             runner.write_text(os.path.join(FLAGS.output_dir, "predict_results.txt"),
                               "".join(f"{k} = {results[k]}\n" for k in sorted(results)))
             print("predict " + json.dumps(results))
+        if results is not None and report is not None:  # the exported file on the same questions
+            lite = predict_and_write(model, predict, version_2, tflite_outputs(report["path"], predict, version_2),
+                                     write=False)
+            line = litert.report_line(report, FLAGS.tflite_quantization, "f1", lite["f1"], results["f1"])
+            runner.write_text(os.path.join(FLAGS.output_dir, "tflite_results.txt"), line + "\n")
+            print(line)
 
 
-def predict_and_write(model, predict: dict, version_2: bool):
-    """Predict the features, decode, write predictions.json, nbest_predictions.json (and null_odds.json for 2.0);
-    returns the official scores (2.0: after the no-answer threshold) or None when the file has no answers."""
+def tflite_outputs(path: str, predict: dict, version_2: bool) -> dict:
+    """{unique_id: {output name: row}} of a model.tflite over the predict features (as run_model's)."""
+    import numpy as np
+
+    from albert.input_pipeline import squad_dataset
+    from albert.tasks.squad import model_inputs
+
+    count = predict["metadata"]["num_features"]
+    batches = list(squad_dataset([predict["record"]], FLAGS.max_seq_length, FLAGS.predict_batch_size, False)
+                   .take(-(-count // FLAGS.predict_batch_size)))
+    outputs = litert.run_tflite(path, batches, model_inputs(version_2))
+    ids = np.concatenate([batch["unique_ids"].numpy().reshape(-1) for batch in batches])[:count]
+    return {int(unique_id): {k: v[row] for k, v in outputs.items()} for row, unique_id in enumerate(ids)}
+
+
+def predict_and_write(model, predict: dict, version_2: bool, outputs: dict | None = None, write: bool = True):
+    """Predict the features (or take `outputs`), decode, write predictions.json, nbest_predictions.json (and
+    null_odds.json for 2.0) unless not `write`; returns the official scores (2.0: after the no-answer threshold)
+    or None when the file has no answers."""
     from albert.input_pipeline import squad_dataset
     from albert.tasks.squad_eval import evaluate_v1, evaluate_v2
     from albert.tasks.squad_predictions import apply_null_threshold, decode, run_model
 
     metadata = predict["metadata"]
-    dataset = squad_dataset([predict["record"]], FLAGS.max_seq_length, FLAGS.predict_batch_size, False)
-    outputs = run_model(model, dataset, metadata["num_features"], version_2, FLAGS.predict_batch_size)
+    if outputs is None:
+        dataset = squad_dataset([predict["record"]], FLAGS.max_seq_length, FLAGS.predict_batch_size, False)
+        outputs = run_model(model, dataset, metadata["num_features"], version_2, FLAGS.predict_batch_size)
     predictions, nbest, null_odds = decode(predict["examples"], metadata, outputs, FLAGS.n_best_size,
                                            FLAGS.max_answer_length, version_2)
     data = predict["dataset_json"]["data"]
@@ -207,11 +231,16 @@ def predict_and_write(model, predict: dict, version_2: bool):
             results = evaluate_v2(data, predictions)
             results.update({k: v for k, v in tuned.items() if k.startswith("best_")},
                            null_score_diff_threshold=threshold)
-        runner.write_text(os.path.join(FLAGS.output_dir, "null_odds.json"), json.dumps(null_odds, indent=4) + "\n")
+        if write:
+            runner.write_text(os.path.join(FLAGS.output_dir, "null_odds.json"),
+                              json.dumps(null_odds, indent=4) + "\n")
     elif predict["has_answers"]:
         results = evaluate_v1(data, predictions)
-    runner.write_text(os.path.join(FLAGS.output_dir, "predictions.json"), json.dumps(predictions, indent=4) + "\n")
-    runner.write_text(os.path.join(FLAGS.output_dir, "nbest_predictions.json"), json.dumps(nbest, indent=4) + "\n")
+    if write:
+        runner.write_text(os.path.join(FLAGS.output_dir, "predictions.json"),
+                          json.dumps(predictions, indent=4) + "\n")
+        runner.write_text(os.path.join(FLAGS.output_dir, "nbest_predictions.json"),
+                          json.dumps(nbest, indent=4) + "\n")
     return results
 
 

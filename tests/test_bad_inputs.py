@@ -135,6 +135,8 @@ CASES = [
     ("cl", ["--optimizer=adam"], "--optimizer"),
     ("cl", ["--train_step=x"], "--train_step"),
     ("cl", ["--strategy=multi"], "--strategy"),
+    ("cl", ["--tflite_quantization=int4"], "--tflite_quantization=int4: value should be one of"),
+    ("cl", ["--export_dir={out}"], "--export_dir {out} is an input of this command"),
     # ---------------------------------------------------------------- run_squad.py
     ("sq", ["--output_dir="], "--output_dir is required"),
     ("sq", ["--do_predict=false"], "nothing to do"),
@@ -158,6 +160,7 @@ CASES = [
     ("sq", ["--predict_batch_size=0"], "--predict_batch_size must be at least 1"),
     ("sq", ["--albert_config_file={w}/latin1.json"], "{w}/latin1.json:3"),
     ("sq", ["--output_dir={w}/notes.txt"], "{w}/notes.txt: --output_dir is a file"),
+    ("sq", ["--export_dir={w}/hf_copy/x", "--init_checkpoint={w}/hf_copy"], "--export_dir"),
     ("sq", ["--init_checkpoint={w}/garbage/model.ckpt", "--albert_config_file={hf}/config.json",
             "--spm_model_file={hf}/spiece.model"], "not a TensorFlow checkpoint"),
     ("sq", ["--do_train", "--train_file={w}/squad.json", "--num_train_epochs=nan"], "--num_train_epochs must be"),
@@ -181,6 +184,8 @@ CASES = [
     ("ra", ["--data_dir={w}/race_no_keys"], "an article needs id, article, questions, options and answers"),
     ("ra", ["--output_dir={w}/notes.txt"], "{w}/notes.txt: --output_dir is a file"),
     ("ra", ["--albert_config_file={w}"], "{w}: --albert_config_file is a directory"),
+    ("ra", ["--export_dir={w}"], "--export_dir {w} holds"),
+    ("ra", ["--export_dir={w}/notes.txt"], "--export_dir {w}/notes.txt is a file; pass a directory"),
     # ---------------------------------------------------------------- create_pretraining_data.py
     ("cp", ["--input_file="], "--input_file is required"),
     ("cp", ["--output_file="], "--output_file is required"),

@@ -94,6 +94,10 @@ def test_v1_learns_the_task_and_predicts_without_a_train_file(workdir):
     lite_served, _, _ = decode(read_examples(str(directory / "dev.json"), False), metadata, lite_outputs, 20, 30,
                                False)
     assert lite_served == predictions
+    f1 = json.loads(result.stdout.split("predict ", 1)[1].splitlines()[0])["f1"]
+    assert (again / "tflite_results.txt").read_text() == (
+        f"{again / 'serving' / 'model.tflite'} (none, {(again / 'serving' / 'model.tflite').stat().st_size / 2**20:.1f}"
+        f" MiB): dev f1 {f1:.4f}, float model {f1:.4f} (+0.0000)\n")
 
 
 @pytest.mark.slow
@@ -118,9 +122,13 @@ def test_v2_learns_answers_and_no_answers(workdir):
     again = directory / "out_v2_fixed"
     result = run_squad(*common, "--version_2_with_negative", f"--output_dir={again}", "--do_predict",
                        f"--predict_file={directory / 'dev2.json'}", f"--init_checkpoint={out / 'model.ckpt-best'}",
-                       "--null_score_diff_threshold=-1e9")
+                       "--null_score_diff_threshold=-1e9", f"--export_dir={again / 'serving'}",
+                       "--tflite_quantization=float16")
     assert result.returncode == 0, result.stderr[-3000:]
     assert set(json.loads((again / "predictions.json").read_text()).values()) == {""}
+    # the 2.0 model.tflite (float16) decoded with the same fixed threshold: all "no answer" too, the same F1
+    line = (again / "tflite_results.txt").read_text()
+    assert line.startswith(f"{again / 'serving' / 'model.tflite'} (float16, ") and line.endswith("(+0.0000)\n")
 
 
 def bad_train_file(directory, case):
