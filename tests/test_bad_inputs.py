@@ -160,7 +160,7 @@ CASES = [
     ("sq", ["--predict_batch_size=0"], "--predict_batch_size must be at least 1"),
     ("sq", ["--albert_config_file={w}/latin1.json"], "{w}/latin1.json:3"),
     ("sq", ["--output_dir={w}/notes.txt"], "{w}/notes.txt: --output_dir is a file"),
-    ("sq", ["--export_dir={w}/hf_copy", "--init_checkpoint={w}/hf_copy"], "--export_dir {w}/hf_copy is an input"),
+    ("sq", ["--export_dir={w}/hf_copy", "--init_checkpoint={w}/hf_copy"], "--export_dir {w}/hf_copy holds {w}/hf_copy/"),
     ("sq", ["--init_checkpoint={w}/garbage/model.ckpt", "--albert_config_file={hf}/config.json",
             "--spm_model_file={hf}/spiece.model"], "not a TensorFlow checkpoint"),
     ("sq", ["--do_train", "--train_file={w}/squad.json", "--num_train_epochs=nan"], "--num_train_epochs must be"),
