@@ -105,3 +105,43 @@ def test_multi_worker_two_local_processes_end_with_identical_weights(tmp_path):
     initial = tf.train.load_checkpoint(str(out / "model.ckpt-2"))
     moved = sum(not np.array_equal(chief.get_tensor(n), initial.get_tensor(n)) for n in names)
     assert moved > 10
+
+
+XLA_ON_LOGICAL_CPUS = r"""
+import tensorflow as tf
+cpu = tf.config.list_physical_devices("CPU")[0]
+tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
+from albert import AlbertConfig, AlbertPretrainer
+from albert.errors import AlbertError
+from albert.optimization import create_optimizer
+from albert.tasks.pretraining import pretraining_loss
+from albert.training import LoopConfig, Trainer
+
+strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+with strategy.scope():
+    model = AlbertPretrainer(AlbertConfig(vocab_size=40, embedding_size=8, hidden_size=16, num_hidden_layers=1,
+                                          num_attention_heads=2, intermediate_size=16, max_position_embeddings=16))
+    optimizer = create_optimizer(0.01, 5, 1, "lamb", model=model)
+for jit in (False, True):
+    loop = LoopConfig(output_dir="out", num_train_steps=1, global_batch_size=8, steps_per_loop=1,
+                      save_checkpoints_steps=1, jit_compile=jit)
+    try:
+        Trainer(strategy, model, optimizer, pretraining_loss, loop)
+        print("accepted", jit)
+    except AlbertError as e:
+        print("refused", jit, e)
+"""
+
+
+def test_xla_under_mirrored_over_logical_cpus_is_refused_in_one_line(tmp_path):
+    """It failed at the first step with `Trying to access resource .../replica_1/... located in device CPU:1 from
+    device CPU:0` (reproduced with the loop above); now the Trainer refuses it before any work."""
+    env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2")
+    proc = subprocess.run([sys.executable, "-c", XLA_ON_LOGICAL_CPUS], capture_output=True, text=True, timeout=300,
+                          env=env, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.splitlines()[-2:] == [
+        "accepted False",
+        "refused True --jit_compile with MirroredStrategy over 2 CPU devices: TensorFlow places every replica's "
+        "XLA-compiled step on the first CPU, which cannot reach the other replicas' variables; drop --jit_compile or "
+        "train on one device"]
