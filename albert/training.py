@@ -169,16 +169,21 @@ class Trainer:
 
     def restore_latest(self, log=print) -> int | None:
         """Restore the newest intact checkpoint of the checkpoint directory (model, optimizer, data position,
-        dropout seeds); its step, or None when there is none. The `model.ckpt-<step>.index` files on disk are the
-        candidates, newest first, whatever the `checkpoint` file says (it may be garbled, or name a deleted or
-        outside checkpoint): one cut short by a kill or a full disk is reported and the one before it is used; one
-        of another model configuration is an error (not a silent fresh start)."""
+        dropout seeds); its step, or None when there is none. The one the `checkpoint` file names comes first; when
+        that file is garbled or names a deleted or outside checkpoint, the `model.ckpt-<step>.index` files on disk
+        are the candidates, newest first. One cut short by a kill or a full disk is reported and the one before it
+        is used; one of another model configuration is an error (not a silent fresh start)."""
         manager = self._ensure_manager()
         named = manager.latest_checkpoint
-        candidates = checkpoints_on_disk(self.checkpoint_dir)
-        if named and named not in candidates:
+        on_disk = checkpoints_on_disk(self.checkpoint_dir)
+        if named and named not in on_disk:
             log(f"{self.checkpoint_dir}/checkpoint names {named}, which is not a checkpoint of this directory; "
                 "ignored")
+        # The checkpoint the `checkpoint` file names first (one saved after it, when a kill landed before the file
+        # was updated, is not the manager's and is written again), then the older ones on disk, newest first.
+        candidates = on_disk
+        if named in on_disk:
+            candidates = [named] + on_disk[on_disk.index(named) + 1:]
         for path in candidates:
             try:
                 self._checkpoint.restore(path).assert_existing_objects_matched()
