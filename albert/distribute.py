@@ -54,3 +54,17 @@ def _tpu_strategy(tpu_name, tpu_zone, gcp_project, master):
     except (ValueError, RuntimeError, tf.errors.OpError) as e:
         raise AlbertError(f"--strategy tpu: cannot reach TPU {target!r} ({str(e).splitlines()[0]})") from None
     return tf.distribute.TPUStrategy(resolver)
+
+
+def check_xla_placement(strategy, jit_compile: bool):
+    """XLA-compiled steps under MirroredStrategy over several CPU devices (logical CPUs, as the tests split the
+    machine) fail in TensorFlow 2.21 at the first step: every replica's compiled step is placed on the first CPU
+    and cannot reach the other replicas' variables (`Trying to access resource .../replica_1/... located in device
+    CPU:1 from device CPU:0`). Refused before any work, in one line."""
+    if not jit_compile or strategy.num_replicas_in_sync < 2:
+        return
+    devices = getattr(strategy.extended, "worker_devices", ())
+    if devices and all("CPU" in device.upper() for device in devices):
+        raise AlbertError(f"--jit_compile with {type(strategy).__name__} over {len(devices)} CPU devices: TensorFlow "
+                          "places every replica's XLA-compiled step on the first CPU, which cannot reach the other "
+                          "replicas' variables; drop --jit_compile or train on one device")

@@ -116,6 +116,18 @@ def append_eval_results(path: str, results: dict):
     write_text(path, before + "".join(f"{k} = {results[k]}\n" for k in sorted(results)))
 
 
+def checkpoints_on_disk(directory: str) -> list:
+    """The `model.ckpt-<step>` prefixes with an .index in `directory`, newest first."""
+    import tensorflow as tf
+
+    found = []
+    for path in tf.io.gfile.glob(os.path.join(directory, "model.ckpt-*.index")):
+        step = path[:-len(".index")].rsplit("-", 1)[1]
+        if step.isdigit():
+            found.append((int(step), path[:-len(".index")]))
+    return [path for _, path in sorted(found, reverse=True)]
+
+
 def saved_checkpoints(output_dir: str) -> list:
     """(path, step) of every checkpoint the CheckpointManager keeps in output_dir, oldest first."""
     import tensorflow as tf

@@ -32,16 +32,6 @@ from albert.errors import AlbertError
 DIVERGENCE_FACTOR = 100
 
 
-def checkpoints_on_disk(directory: str) -> list:
-    """The `model.ckpt-<step>` prefixes with an .index in `directory`, newest first."""
-    found = []
-    for path in tf.io.gfile.glob(os.path.join(directory, "model.ckpt-*.index")):
-        step = path[:-len(".index")].rsplit("-", 1)[1]
-        if step.isdigit():
-            found.append((int(step), path[:-len(".index")]))
-    return [path for _, path in sorted(found, reverse=True)]
-
-
 class TrainingDiverged(AlbertError):
     """The loss became NaN or infinite."""
 
@@ -75,26 +65,14 @@ def set_precision(mixed_precision: str):
     keras.mixed_precision.set_global_policy(policies[mixed_precision])
 
 
-def check_xla_placement(strategy, jit_compile: bool):
-    """XLA-compiled steps under MirroredStrategy over several CPU devices (logical CPUs, as the tests split the
-    machine) fail in TensorFlow 2.21 at the first step: every replica's compiled step is placed on the first CPU
-    and cannot reach the other replicas' variables (`Trying to access resource .../replica_1/... located in device
-    CPU:1 from device CPU:0`). Refused before any work, in one line."""
-    if not jit_compile or strategy.num_replicas_in_sync < 2:
-        return
-    devices = getattr(strategy.extended, "worker_devices", ())
-    if devices and all("CPU" in device.upper() for device in devices):
-        raise AlbertError(f"--jit_compile with {type(strategy).__name__} over {len(devices)} CPU devices: TensorFlow "
-                          "places every replica's XLA-compiled step on the first CPU, which cannot reach the other "
-                          "replicas' variables; drop --jit_compile or train on one device")
-
-
 def _ratio(numerator, denominator, epsilon=0.0):
     return numerator / (denominator + epsilon) if epsilon else tf.math.divide_no_nan(numerator, denominator)
 
 
 class Trainer:
     def __init__(self, strategy, model, optimizer, loss_fn, config: LoopConfig, loss_scaling: bool = False):
+        from albert.distribute import check_xla_placement
+
         check_xla_placement(strategy, config.jit_compile)
         self.strategy, self.model, self.loss_fn, self.config = strategy, model, loss_fn, config
         self.optimizer = keras.optimizers.LossScaleOptimizer(optimizer) if loss_scaling else optimizer
@@ -175,6 +153,8 @@ class Trainer:
         is used; one of another model configuration is an error (not a silent fresh start)."""
         manager = self._ensure_manager()
         named = manager.latest_checkpoint
+        from albert.runner import checkpoints_on_disk
+
         on_disk = checkpoints_on_disk(self.checkpoint_dir)
         if named and named not in on_disk:
             log(f"{self.checkpoint_dir}/checkpoint names {named}, which is not a checkpoint of this directory; "
