@@ -91,21 +91,58 @@ def gemm_ceiling(dtype_name: str, size: int = 2048, repeats: int = 10) -> float:
 def activation_bytes(config: AlbertConfig, batch_size: int, seq_length: int, precision: str = "fp32") -> dict:
     """Estimate of the activations a training step keeps for the backward pass.
 
-    Per block application this implementation keeps about BT(9H + 2I) hidden-sized values (block input, q, k,
-    v, context, attention output, residual sums, the FFN's pre- and post-activation) and 2BNT^2 attention values
-    (float32 probabilities and their compute-dtype copy). LayerNorm inputs stay float32 under mixed precision.
+    Per block application this implementation keeps about BT(9H + 6I) hidden-sized values: the block input, q, k,
+    v, context, attention output and FFN output in the compute dtype, two float32 residual sums, and six
+    intermediate-sized tensors of the FFN (its input to the activation, the tanh GELU's four intermediates, its
+    output); and BNT^2 attention probabilities in float32 (plus their compute-dtype copy under mixed precision).
+    Checked against TensorFlow's peak tensor memory by benchmarks/memory.py.
     """
     c = config
     b, t, h, i, n = batch_size, seq_length, c.hidden_size, c.intermediate_size, c.num_attention_heads
     low = {"fp32": 4, "bf16": 2, "fp16": 2}[precision]
     applications = c.num_hidden_layers * c.inner_group_num
-    hidden = b * t * ((7 * h + 2 * i) * low + 2 * h * 4)
-    attention = b * n * t * t * (4 + low)
+    hidden = b * t * ((7 * h + 6 * i) * low + 2 * h * 4)
+    attention = b * n * t * t * (4 + (low if low != 4 else 0))
     dropout_masks = b * t * (2 * h + n * t) if c.hidden_dropout_prob or c.attention_probs_dropout_prob else 0
     per_block = hidden + attention + dropout_masks
     embeddings = b * t * c.embedding_size * 4 * 3
     return {"per_block_application": per_block, "block_applications": applications,
             "embeddings": embeddings, "total": per_block * applications + embeddings}
+
+
+def training_memory(config: AlbertConfig, batch_size: int, seq_length: int, precision: str = "fp32",
+                    recompute: bool = False, predictions: int | None = None) -> dict:
+    """Estimate of the peak memory of a pretraining step (the framework's own runtime left out): float32
+    weights, gradients, two optimizer slots and the update's temporaries (24 bytes a parameter), the activations
+    kept for the backward pass and the masked-LM logits [B,P,V] (float32 logits, their softmax and its gradient).
+
+    With `recompute` a block application keeps only its float32 input [B,T,H]; while the backward pass goes through
+    an application, its recomputed activations and its weight gradients (with their running sum) exist, for one
+    application at a time. Checked against TensorFlow's peak tensor memory by benchmarks/memory.py."""
+    c = config
+    predictions = max(20, -(-15 * seq_length // 100)) if predictions is None else predictions
+    states = sum(parameter_breakdown(config).values()) * 24
+    act = activation_bytes(config, batch_size, seq_length, precision)
+    if recompute:
+        kept = act["block_applications"] * batch_size * seq_length * c.hidden_size * 4
+        block_gradients = 2 * sum(sharing_groups(config).values()) * 4
+        activations = kept + act["per_block_application"] + block_gradients + act["embeddings"]
+    else:
+        activations = act["total"]
+    logits = batch_size * predictions * c.vocab_size * 4 * 3
+    return {"weights_gradients_optimizer": states, "activations": activations, "mlm_logits": logits,
+            "total": states + activations + logits}
+
+
+MEMORY_SIZES_GIB = (16, 80)
+
+
+def largest_batch(config: AlbertConfig, memory_bytes: float, seq_length: int, precision: str,
+                  recompute: bool) -> int:
+    """The largest batch whose `training_memory` fits in `memory_bytes` (0: not even one sequence)."""
+    fixed = training_memory(config, 0, seq_length, precision, recompute)["total"]
+    per_sequence = training_memory(config, 1, seq_length, precision, recompute)["total"] - fixed
+    return max(0, int((memory_bytes - fixed) // per_sequence))
 
 
 def _fmt_bytes(n: float) -> str:
@@ -134,11 +171,36 @@ def report(config: AlbertConfig, batch_size: int, seq_length: int, precision: st
     unshared_params = sum(v for k, v in parameter_breakdown(unshared, False).items())
     lines.append(f"  (an unshared model of this shape: {unshared_params:,} parameters, the same FLOPs)")
     act = activation_bytes(config, batch_size, seq_length, precision)
-    lines += ["", f"Training activations, batch {batch_size} x {seq_length} tokens, {precision} (estimate)",
-              f"  per block application {_fmt_bytes(act['per_block_application']):>16} "
+    memory = {on: training_memory(config, batch_size, seq_length, precision, on) for on in (False, True)}
+    lines += ["", f"Training memory, batch {batch_size} x {seq_length} tokens, {precision} (estimate)",
+              f"  activations per block application {_fmt_bytes(act['per_block_application']):>12} "
               f"x {act['block_applications']} applications",
-              f"  total {_fmt_bytes(act['total']):>32}",
-              f"  weights + gradients + 2 optimizer slots (fp32) {_fmt_bytes(sum(params.values()) * 16):>12}"]
+              f"  activations {_fmt_bytes(memory[False]['activations']):>26}   "
+              f"with --recompute {_fmt_bytes(memory[True]['activations'])}",
+              f"  weights, gradients, 2 optimizer slots, update (fp32) "
+              f"{_fmt_bytes(memory[False]['weights_gradients_optimizer']):>8}",
+              f"  masked-LM logits {_fmt_bytes(memory[False]['mlm_logits']):>21}",
+              f"  peak {_fmt_bytes(memory[False]['total']):>33}   with --recompute {_fmt_bytes(memory[True]['total'])}",
+              "", f"Largest training batch at T={seq_length} (estimate; the framework's own workspace not included)",
+              "  memory    fp32   fp32 --recompute   bf16   bf16 --recompute"]
+    for gib in MEMORY_SIZES_GIB:
+        sizes = [largest_batch(config, gib * 2 ** 30, seq_length, p, r) for p in ("fp32", "bf16") for r in (0, 1)]
+        lines.append(f"  {gib:>3} GiB {sizes[0]:>7,} {sizes[1]:>18,} {sizes[2]:>6,} {sizes[3]:>18,}")
+    return "\n".join(lines)
+
+
+TABLE_PRESETS = ("base_v2", "large_v2", "xlarge_v2", "xxlarge_v2")
+
+
+def batch_table(seq_length: int = 512) -> str:
+    """The README's table: the largest training batch of each released size at `seq_length`, per memory size."""
+    lines = [f"| model (T={seq_length}) | memory | fp32 | fp32 --recompute | bf16 | bf16 --recompute |",
+             "|---|---|---|---|---|---|"]
+    for name in TABLE_PRESETS:
+        config = AlbertConfig.preset(name)
+        for gib in MEMORY_SIZES_GIB:
+            sizes = [largest_batch(config, gib * 2 ** 30, seq_length, p, r) for p in ("fp32", "bf16") for r in (0, 1)]
+            lines.append(f"| {name} | {gib} GiB | " + " | ".join(f"{b:,}" for b in sizes) + " |")
     return "\n".join(lines)
 
 
@@ -147,10 +209,19 @@ def main(argv=None) -> int:
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--albert_config_file", help="an albert_config.json")
     source.add_argument("--preset", choices=sorted(PRESETS), help="a released configuration")
+    source.add_argument("--batch_table", action="store_true",
+                        help="the largest training batch of base/large/xlarge/xxlarge (v2) at --seq_length")
     parser.add_argument("--batch_size", type=int, default=8)
     parser.add_argument("--seq_length", type=int, default=512)
     parser.add_argument("--precision", choices=("fp32", "bf16", "fp16"), default="fp32")
     args = parser.parse_args(argv)
+    if args.batch_table:
+        if not 1 <= args.seq_length <= 512:
+            print("python -m albert.info: error: --seq_length must be 1..512 (max_position_embeddings of the "
+                  "released models)", file=sys.stderr)
+            return 2
+        print(batch_table(args.seq_length))
+        return 0
     try:
         config = (AlbertConfig.from_json_file(args.albert_config_file) if args.albert_config_file
                   else AlbertConfig.preset(args.preset))

@@ -19,6 +19,7 @@ from keras import ops
 from albert.config import AlbertConfig
 from albert.errors import AlbertError
 from albert.pretrained import PretrainedMixin
+from albert.recompute import recomputed_sequence, seed_generators
 from albert.serialization import ConfigSerializable, register
 
 LAYER_NORM_EPSILON = 1e-12
@@ -183,6 +184,9 @@ class AlbertEncoder(PretrainedMixin, ConfigSerializable, keras.Model):
                     setattr(self, attribute, cls(config, name=attribute))
                     self._block_attributes[(kind, key)] = attribute
         self.pooler = dense(config.hidden_size, config, "pooler", activation="tanh")
+        # Training keeps only each block application's input and recomputes the rest in the backward pass
+        # (albert.recompute; the same numbers): set by `set_recompute` / the runners' --recompute.
+        self.recompute = False
         self.build()
 
     @property
@@ -216,18 +220,32 @@ class AlbertEncoder(PretrainedMixin, ConfigSerializable, keras.Model):
         x = embedding_output
         if self.embedding_projection is not None:
             x = self.embedding_projection(x)
-        encoder_outputs = []
         attention_blocks, ffn_blocks = self.attention_blocks, self.ffn_blocks
-        for attention_key, ffn_key in self.plan:
-            x = attention_blocks[attention_key](x, input_mask, training=training)
-            x = ffn_blocks[ffn_key](x, training=training)
-            encoder_outputs.append(x)
+        applications = [lambda h, a=attention_blocks[a_key], f=ffn_blocks[f_key]:
+                        f(a(h, input_mask, training=training), training=training) for a_key, f_key in self.plan]
+        if self.recompute and training:
+            blocks = list(attention_blocks.values()) + list(ffn_blocks.values())
+            encoder_outputs = recomputed_sequence(applications, x, seed_generators(blocks))
+        else:
+            encoder_outputs = []
+            for apply in applications:
+                x = apply(x)
+                encoder_outputs.append(x)
+        x = encoder_outputs[-1]
         return {
             "sequence_output": x,
             "pooled_output": self.pooler(x[:, 0, :]),
             "encoder_outputs": encoder_outputs,
             "embedding_output": embedding_output,
         }
+
+
+def set_recompute(model: keras.Layer, on: bool = True) -> int:
+    """Turn activation recomputation on (or off) in every ALBERT encoder inside `model`; returns how many."""
+    encoders = [layer for layer in model._flatten_layers(include_self=True) if isinstance(layer, AlbertEncoder)]
+    for encoder in encoders:
+        encoder.recompute = on
+    return len(encoders)
 
 
 # Importing the encoder registers every Keras class of the package (keras.models.load_model of a task model).

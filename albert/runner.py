@@ -14,7 +14,8 @@ from albert.errors import AlbertError
 
 
 def define_runtime_flags():
-    """The original's TPU flags and this project's distribution, precision, XLA and seed flags."""
+    """The original's TPU flags and this project's distribution, precision, XLA, recomputation, determinism and
+    seed flags."""
     flags.DEFINE_bool("use_tpu", False, "Use a TPU (same as --strategy=tpu).")
     flags.DEFINE_string("tpu_name", None, "Cloud TPU name.")
     flags.DEFINE_string("tpu_zone", None, "Cloud TPU zone.")
@@ -25,6 +26,11 @@ def define_runtime_flags():
                       "Distribution (default: tpu with --use_tpu, mirrored with several GPUs, else one_device).")
     flags.DEFINE_enum("mixed_precision", "fp32", ["fp32", "bf16", "fp16"], "Compute precision.")
     flags.DEFINE_bool("jit_compile", False, "XLA-compile the forward and backward pass.")
+    flags.DEFINE_bool("recompute", False, "Keep only each block application's input for the backward pass and "
+                      "recompute its activations there: several times less activation memory for about 1/3 more "
+                      "compute, the same numbers (python -m albert.info shows the memory).")
+    flags.DEFINE_bool("deterministic", False, "Deterministic ops (tf.config.experimental.enable_op_determinism): a "
+                      "rerun gives the same losses, bit for bit, on the same machine; somewhat slower.")
     flags.DEFINE_integer("random_seed", 12345, "Seed of initialisation and input shuffling.")
     flags.DEFINE_integer("log_every_steps", 0, "A progress line (loss, metrics, examples/s, tokens/s, MFU, ETA) "
                          "every this many steps; 0: about every 30 s.")
@@ -81,6 +87,8 @@ def setup(values, seed: int | None = None):
     from albert.training import set_precision
 
     config = preflight(values)
+    if values.deterministic:
+        tf.config.experimental.enable_op_determinism()
     set_precision(values.mixed_precision)
     strategy = create_strategy(values.strategy, values.use_tpu, values.tpu_name, values.tpu_zone,
                                values.gcp_project, values.master)
@@ -103,7 +111,7 @@ def loop_config(values, config, output_dir: str, num_train_steps: int, keep_chec
         global_batch_size=micro_batch_size or values.train_batch_size, steps_per_loop=values.iterations_per_loop,
         save_checkpoints_steps=values.save_checkpoints_steps, keep_checkpoint_max=keep_checkpoint_max,
         gradient_accumulation_steps=getattr(values, "gradient_accumulation_steps", 1),
-        jit_compile=values.jit_compile, log_every_steps=values.log_every_steps, seq_length=seq * examples_per_row,
+        jit_compile=values.jit_compile, recompute=values.recompute, log_every_steps=values.log_every_steps, seq_length=seq * examples_per_row,
         flops_per_example=3.0 * per_sequence * examples_per_row)
 
 

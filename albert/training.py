@@ -8,7 +8,8 @@
   Metrics are `(numerator, denominator)` pairs, reported as global ratios.
 - Gradients are all-reduced, clipped to global norm 1.0 (the original's clipping), then applied.
 - Optional gradient accumulation (`gradient_accumulation_steps` micro-batches per update), mixed precision (bf16;
-  fp16 with dynamic loss scaling), XLA (`jit_compile`) for the forward and backward pass.
+  fp16 with dynamic loss scaling), XLA (`jit_compile`) for the forward and backward pass, activation recomputation
+  (`recompute`).
 - `tf.train.CheckpointManager` (`model.ckpt-<step>`) holds model, optimizer and the input iterator: a restarted run
   resumes by itself where it stopped, data position included. A non-finite loss stops the run before any
   checkpoint of it is written. TensorBoard summaries, and a progress line at least every ~30 s (or every
@@ -46,6 +47,7 @@ class LoopConfig:
     keep_checkpoint_max: int = 5
     gradient_accumulation_steps: int = 1
     jit_compile: bool = False
+    recompute: bool = False  # activation recomputation in every encoder of the model (albert.recompute)
     clip_norm: float = 1.0
     # Progress: a line every `log_every_steps` steps; 0 = about every LOG_SECONDS (in one process; a multi-worker
     # run, whose workers must call the loop alike, logs every `steps_per_loop`). Tokens/s and MFU need these two.
@@ -74,6 +76,10 @@ class Trainer:
         from albert.distribute import check_xla_placement
 
         check_xla_placement(strategy, config.jit_compile)
+        if config.recompute:
+            from albert.modeling import set_recompute
+
+            set_recompute(model)
         self.strategy, self.model, self.loss_fn, self.config = strategy, model, loss_fn, config
         self.optimizer = keras.optimizers.LossScaleOptimizer(optimizer) if loss_scaling else optimizer
         if hasattr(optimizer, "gradients_reduced_and_clipped"):

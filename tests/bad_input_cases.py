@@ -222,7 +222,8 @@ CASES = [
     ("spm", ["--input_file={w}/emptydir"], "{w}/emptydir"),
     ("spm", ["--vocab_size=100000"], "--vocab_size 100000: SentencePiece training failed"),
     # ---------------------------------------------------------------- python -m albert.info
-    ("info", [], "one of the arguments --albert_config_file --preset is required"),
+    ("info", [], "one of the arguments --albert_config_file --preset --batch_table is required"),
+    ("info", ["--batch_table", "--seq_length=1024"], "--seq_length must be 1..512"),
     ("info", ["--preset=base"], "--preset: invalid choice: 'base'"),
     ("info", ["--preset=base_v2", "--seq_length=1024"], "--seq_length 1024 exceeds max_position_embeddings (512)"),
     ("info", ["--preset=base_v2", "--batch_size=0"], "--batch_size and --seq_length must be positive"),

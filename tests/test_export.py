@@ -275,16 +275,19 @@ def test_tensorflow_hub_keras_layer_loads_the_encoder_and_preprocessor(albert_di
     assert float(words[1]) < 1e-6 and int(words[3]) > 10
 
 
+def rte_rows(rng, texts, n):
+    """n RTE rows (index, sentence1, sentence2, label) of random text: tabs and newlines would break the TSV."""
+    clean = lambda: rng.choice(texts).replace("\t", " ").replace("\n", " ")
+    return [[str(i), clean(), clean(), rng.choice(["entailment", "not_entailment"])] for i in range(n)]
+
+
 def test_classifier_serving_model_reproduces_do_predict(albert_dir, tmp_path):
     from tests.test_classification_training import write_task
 
     directory, _ = albert_dir
     rng = random.Random(2)
     texts = random_strings(rng, 80)
-    rows = lambda n: [[str(i), rng.choice(texts).replace("\t", " ").replace("\n", " "),
-                       rng.choice(texts).replace("\t", " ").replace("\n", " "), rng.choice(["entailment",
-                                                                                          "not_entailment"])]
-                      for i in range(n)]
+    rows = lambda n: rte_rows(rng, texts, n)
     write_task(tmp_path, "RTE", ["index", "sentence1", "sentence2", "label"], {"train": rows(8), "dev": rows(8)})
     test_rows = [r[:3] for r in rows(40)]
     write_task(tmp_path, "RTE", ["index", "sentence1", "sentence2"], {"test": test_rows})
@@ -408,10 +411,7 @@ def test_classifier_export_reports_the_quantized_files_dev_metric(albert_dir, tm
     directory, _ = albert_dir
     rng = random.Random(3)
     texts = random_strings(rng, 40)
-    rows = lambda n: [[str(i), rng.choice(texts).replace("\t", " ").replace("\n", " "),
-                       rng.choice(texts).replace("\t", " ").replace("\n", " "), rng.choice(["entailment",
-                                                                                          "not_entailment"])]
-                      for i in range(n)]
+    rows = lambda n: rte_rows(rng, texts, n)
     write_task(tmp_path, "RTE", ["index", "sentence1", "sentence2", "label"], {"train": rows(8), "dev": rows(16)})
     out, export = tmp_path / "out", tmp_path / "serving"
     result = run_script("run_classifier.py", "--task_name=RTE", f"--data_dir={tmp_path}", f"--output_dir={out}",

@@ -39,10 +39,11 @@ def test_pip_install_gives_every_module_outside_the_repository(tmp_path):
 
 
 @pytest.mark.parametrize("script, flags", [
-    ("run_pretraining.py", ["--strategy", "--mixed_precision", "--jit_compile", "--log_every_steps"]),
-    ("run_classifier.py", ["--strategy", "--mixed_precision", "--random_seed"]),
-    ("run_squad.py", ["--strategy", "--mixed_precision"]),
-    ("run_race.py", ["--strategy", "--mixed_precision"]),
+    ("run_pretraining.py", ["--strategy", "--mixed_precision", "--jit_compile", "--log_every_steps", "--recompute",
+                            "--deterministic"]),
+    ("run_classifier.py", ["--strategy", "--mixed_precision", "--random_seed", "--recompute", "--deterministic"]),
+    ("run_squad.py", ["--strategy", "--mixed_precision", "--recompute", "--deterministic"]),
+    ("run_race.py", ["--strategy", "--mixed_precision", "--recompute", "--deterministic"]),
     ("export_to_tfhub.py", ["--albert_directory", "--checkpoint_name"]),
     ("albert/convert.py", ["--input", "--output", "--to", "--architecture"]),
 ])

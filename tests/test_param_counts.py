@@ -1,12 +1,13 @@
 """Exact trainable parameter counts of the real Keras models, and `python -m albert.info` agreeing with them."""
 
+import re
 import subprocess
 import sys
 
 import pytest
 
 from albert import AlbertConfig, AlbertEncoder, AlbertPretrainer
-from albert.info import parameter_breakdown
+from albert.info import largest_batch, parameter_breakdown, training_memory
 from tests.helpers import tiny_config
 
 PRESET_COUNTS = {  # (encoder + pooler, with MLM + SOP heads): the original code's counts (spec §4.9)
@@ -85,7 +86,27 @@ def test_info_cli_prints_breakdown_flops_and_memory():
     assert "an unshared model of this shape: 89,650,176 parameters" in out  # the paper's not-shared
     # 12 x (8 H^2 + 4 T H + 4 H I) + 2 E H + 2 H^2 / T at H=768, I=3072, T=512, E=128.
     assert f"{12 * (8 * 768**2 + 4 * 512 * 768 + 4 * 768 * 3072) + 2 * 128 * 768 + 2 * 768**2 / 512:,.0f}" in out
-    assert "Training activations, batch 8 x 512 tokens, fp32" in out
+    assert "Training memory, batch 8 x 512 tokens, fp32" in out
+    # per block application: BT(9H + 6I) values (7H + 6I in fp32 here, 2H float32 residuals) + B N T^2 float32
+    per_application = 8 * 512 * ((7 * 768 + 6 * 3072) * 4 + 2 * 768 * 4) + 8 * 12 * 512 * 512 * 4
+    assert f"activations per block application {f'{per_application / 2**20:,.1f} MiB':>12} x 12 applications" in out
+    assert re.search(r"\n   16 GiB +\d+ +\d+ +\d+ +\d+\n   80 GiB +\d+ +\d+ +\d+ +\d+", out)
+
+
+def test_largest_batch_is_the_largest_that_fits_and_recompute_fits_more():
+    table = run_info("--batch_table").stdout
+    assert table.count("\n| ") == 8 and "| xxlarge_v2 | 80 GiB |" in table  # 4 sizes x 2 memories
+    for name in ("base_v2", "xxlarge_v2"):
+        config = AlbertConfig.preset(name)
+        for precision in ("fp32", "bf16"):
+            sizes = {}
+            for recompute in (False, True):
+                b = largest_batch(config, 16 * 2**30, 512, precision, recompute)
+                assert training_memory(config, b, 512, precision, recompute)["total"] <= 16 * 2**30
+                assert training_memory(config, b + 1, 512, precision, recompute)["total"] > 16 * 2**30
+                sizes[recompute] = b
+                assert f"| {name} | 16 GiB |" in table
+            assert sizes[True] > 3 * sizes[False] > 0
 
 
 def test_info_cli_errors_exit_2(tmp_path):

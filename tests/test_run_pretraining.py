@@ -62,6 +62,28 @@ def test_tiny_model_overfits_original_format_records(setup):
 
 
 @pytest.mark.slow
+def test_recompute_trains_the_same_losses_and_deterministic_reruns_are_identical(tmp_path):
+    """--recompute changes memory, not numbers (dropout on: the same masks are drawn again); --deterministic
+    reruns give the same losses bit for bit."""
+    records = write_original_records(str(tmp_path / "train.tfrecord"), 16)
+    config = write_config(str(tmp_path / "albert_config.json"), hidden_dropout_prob=0.1,
+                          attention_probs_dropout_prob=0.1, inner_group_num=2)
+    losses = {}
+    for name, flags in (("plain", []), ("recompute", ["--recompute"]), ("det1", ["--deterministic"]),
+                        ("det2", ["--deterministic"])):
+        result = run_pretraining(f"--input_file={records}", f"--output_dir={tmp_path / name}",
+                                 f"--albert_config_file={config}", "--train_batch_size=4", "--num_train_steps=6",
+                                 "--num_warmup_steps=1", "--learning_rate=0.01", "--save_checkpoints_steps=6",
+                                 "--log_every_steps=1", *flags)
+        assert result.returncode == 0, result.stderr[-2000:]
+        losses[name] = [loss for _, loss in sorted(step_losses(result.stdout).items())]
+    assert len(losses["plain"]) == 6 and abs(losses["plain"][0] - losses["plain"][-1]) > 1e-3
+    np.testing.assert_allclose(losses["recompute"], losses["plain"], atol=1e-5, rtol=0)
+    assert losses["det1"] == losses["det2"]
+    np.testing.assert_allclose(losses["det1"], losses["plain"], atol=1e-5, rtol=0)
+
+
+@pytest.mark.slow
 def eval_blocks(path):
     """{global_step: {key: value}} of an eval_results.txt."""
     blocks, block = {}, {}

@@ -1,0 +1,113 @@
+"""Peak training memory of ALBERT, measured, against `albert.info`'s estimate; with and without --recompute.
+
+Each setting runs in its own process: the pretraining model (MLM + SOP) and a LAMB optimizer are built, one training
+step traces the loop, then the timed steps run. Measured = TensorFlow's peak tensor memory over the timed steps
+(`tf.config.experimental.get_memory_info`, weights and optimizer slots included: what a GPU's memory must hold);
+the process's peak RSS is shown beside it (TensorFlow's runtime and the traced graph add to it). The estimate is
+`albert.info.training_memory` (weights, gradients, optimizer slots, activations, MLM logits).
+
+    python benchmarks/memory.py                                   # base, T=512, batch 2 and 8, recompute off/on
+    python benchmarks/memory.py --batch_sizes 2,4 --seq_length 256 --precisions fp32,bf16
+"""
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+
+def worker(args) -> dict:
+    import tensorflow as tf
+
+    from albert import AlbertConfig, AlbertPretrainer
+    from albert.distribute import create_strategy
+    from albert.modeling import set_recompute
+    from albert.optimization import create_optimizer
+    from albert.tasks.pretraining import pretraining_loss
+    from albert.training import LoopConfig, Trainer, set_precision
+    from throughput import synthetic_batch
+
+    config = AlbertConfig.preset(args.preset)
+    b, t = args.batch_size, args.seq_length
+    p = max(20, -(-15 * t // 100))
+    set_precision(args.precision)
+    tf.keras.utils.set_random_seed(0)
+    strategy = create_strategy("one_device")
+    with strategy.scope():
+        model = AlbertPretrainer(config)
+        optimizer = create_optimizer(1e-4, 1000, 10, "lamb", model=model)
+    set_recompute(model, args.recompute == "on")
+    with tempfile.TemporaryDirectory() as tmp:
+        loop = LoopConfig(output_dir=tmp, num_train_steps=1000, global_batch_size=b)
+        trainer = Trainer(strategy, model, optimizer, pretraining_loss, loop)
+        dataset = tf.data.Dataset.from_tensors(synthetic_batch(config, b, t, p)).repeat()
+        iterator = trainer.local_iterator(lambda ctx, size: dataset, b)
+        trainer.train_steps(iterator, 1)  # traces (its peak, graph building included, is the process peak)
+        tf.config.experimental.reset_memory_stats("CPU:0")
+        seconds = float("inf")
+        for _ in range(args.steps):
+            start = time.perf_counter()
+            trainer.train_steps(iterator, 1)
+            seconds = min(seconds, time.perf_counter() - start)
+    tensors = tf.config.experimental.get_memory_info("CPU:0")["peak"] / 2 ** 20
+    process_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return {"measured_mib": tensors, "process_peak_mib": process_peak, "step_s": seconds,
+            "predictions": p}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--preset", default="base_v2")
+    parser.add_argument("--seq_length", type=int, default=512)
+    parser.add_argument("--batch_sizes", default="2,8")
+    parser.add_argument("--precisions", default="fp32")
+    parser.add_argument("--recompute", default="off,on", help="off, on or off,on")
+    parser.add_argument("--steps", type=int, default=2, help="timed steps per setting (after one that traces)")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--batch_size", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--precision", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.worker:
+        print("RESULT " + json.dumps(worker(args)))
+        return 0
+
+    from albert.config import AlbertConfig
+    from albert.info import training_memory
+
+    config = AlbertConfig.preset(args.preset)
+    print(f"{args.preset}, T={args.seq_length}; measured = TensorFlow's peak tensor memory over the timed steps\n")
+    print("| batch | precision | recompute | estimate | measured | estimate / measured | process peak RSS | step s "
+          "| step time vs off |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for b in [int(x) for x in args.batch_sizes.split(",")]:
+        for precision in args.precisions.split(","):
+            base_step = None
+            for recompute in args.recompute.split(","):
+                cmd = [sys.executable, os.path.abspath(__file__), "--worker", f"--preset={args.preset}",
+                       f"--seq_length={args.seq_length}", f"--batch_size={b}", f"--precision={precision}",
+                       f"--recompute={recompute}", f"--steps={args.steps}"]
+                proc = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"))
+                lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
+                if proc.returncode or not lines:
+                    print(f"| {b} | {precision} | {recompute} | failed: {(proc.stderr.strip().splitlines() or ['?'])[-1][:150]} |")
+                    continue
+                r = json.loads(lines[-1][len("RESULT "):])
+                estimate = training_memory(config, b, args.seq_length, precision, recompute == "on",
+                                           r["predictions"])["total"] / 2 ** 20
+                base_step = r["step_s"] if recompute == "off" else base_step
+                slower = f"{r['step_s'] / base_step - 1:+.0%}" if base_step and recompute == "on" else "-"
+                print(f"| {b} | {precision} | {recompute} | {estimate:,.0f} MiB | {r['measured_mib']:,.0f} MiB | "
+                      f"{estimate / r['measured_mib']:.2f} | {r['process_peak_mib']:,.0f} MiB | {r['step_s']:.2f} | {slower} |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
