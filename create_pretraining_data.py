@@ -5,6 +5,10 @@ r"""Raw text -> TFRecords of masked-LM (n-gram, whole-word) + sentence-order ins
 
 Input: one sentence per line, a blank line between documents; comma-separated files or globs, plain or .gz,
 local or gs://. The same --random_seed gives byte-identical files for any --num_workers.
+
+    # the same job as an Apache Beam pipeline (pip install -r requirements-beam.txt); Beam's options pass through:
+    python create_pretraining_data.py --input_file='corpus/*.txt' --output_file=out/train \
+        --spm_model_file=30k-clean.model --runner=DirectRunner --direct_running_mode=multi_processing
 """
 
 
@@ -34,11 +38,17 @@ flags.DEFINE_float("masked_lm_prob", 0.15, "Fraction of tokens to mask.")
 flags.DEFINE_float("short_seq_prob", 0.1, "Probability of a shorter random target length for a document pass.")
 flags.DEFINE_integer("num_workers", 1, "Worker processes (output is identical for any number).")
 flags.DEFINE_bool("progress", True, "Show a progress bar on stderr.")
+flags.DEFINE_string("runner", None, "Run as an Apache Beam pipeline on this runner (DirectRunner, DataflowRunner, "
+                    "FlinkRunner, SparkRunner, ...); Beam's own pipeline options pass through. --output_file is then "
+                    "the prefix of <prefix>-00000-of-000NN shards. Needs pip install -r requirements-beam.txt.")
+flags.DEFINE_integer("num_output_shards", 0, "With --runner: the number of output shards (0: about 256 MB each).")
 FLAGS = flags.FLAGS
 
 
 def main(argv):
-    del argv
+    unknown = argv[1:]
+    if unknown and not FLAGS.runner:
+        raise AlbertError(f"unknown flag {unknown[0]!r}; see --help (Beam pipeline options need --runner)")
     cli.require({"input_file": FLAGS.input_file, "output_file": FLAGS.output_file})
     if not FLAGS.spm_model_file and not FLAGS.vocab_file:
         raise AlbertError("--spm_model_file (SentencePiece) or --vocab_file (WordPiece) is required")
@@ -47,6 +57,7 @@ def main(argv):
     cli.check_at_least("ngram", FLAGS.ngram, 1)
     cli.check_at_least("dupe_factor", FLAGS.dupe_factor, 1)
     cli.check_at_least("num_workers", FLAGS.num_workers, 1)
+    cli.check_at_least("num_output_shards", FLAGS.num_output_shards, 0)
     cli.check_probability("masked_lm_prob", FLAGS.masked_lm_prob)
     cli.check_probability("short_seq_prob", FLAGS.short_seq_prob)
     if FLAGS.input_file_mode not in ("r", "rb"):
@@ -63,6 +74,15 @@ def main(argv):
 
     input_files = expand_inputs(FLAGS.input_file)
     output_files = [p.strip() for p in FLAGS.output_file.split(",") if p.strip()]
+    if FLAGS.runner:
+        from albert.beam_pipeline import check_runner, import_beam, pipeline_options
+
+        import_beam()  # one line naming the install command when Beam is missing
+        check_runner(FLAGS.runner)
+        pipeline_options(FLAGS.runner, unknown)
+        if len(output_files) != 1:
+            raise AlbertError("--runner writes shards named after one --output_file prefix; pass one path, not "
+                              f"{len(output_files)}")
     cli.check_output_files("output_file", output_files,
                            (*input_files, FLAGS.spm_model_file, FLAGS.vocab_file))
     tokenizer = FullTokenizer(FLAGS.vocab_file, FLAGS.do_lower_case, FLAGS.spm_model_file)
@@ -71,6 +91,17 @@ def main(argv):
         masked_lm_prob=FLAGS.masked_lm_prob, max_predictions_per_seq=FLAGS.max_predictions_per_seq,
         do_whole_word_mask=FLAGS.do_whole_word_mask, ngram=FLAGS.ngram, favor_shorter_ngram=FLAGS.favor_shorter_ngram,
         random_next_sentence=FLAGS.random_next_sentence, do_permutation=FLAGS.do_permutation)
+    if FLAGS.runner:
+        from albert import beam_pipeline
+
+        result = beam_pipeline.run(input_files, output_files[0], tokenizer, options, runner=FLAGS.runner,
+                                   pipeline_args=unknown, do_lower_case=FLAGS.do_lower_case,
+                                   dupe_factor=FLAGS.dupe_factor, random_seed=FLAGS.random_seed,
+                                   num_shards=FLAGS.num_output_shards)
+        print(f"documents {result['documents']:,}, instances {result['instances']:,}, tokens {result['tokens']:,} "
+              f"(in {len(result['output_files'])} shard(s), runner {FLAGS.runner})")
+        print(f"wrote {result['output_files'][0]} ... {result['output_files'][-1]}")
+        return
     summary = generate(input_files, output_files, tokenizer, options, do_lower_case=FLAGS.do_lower_case,
                        dupe_factor=FLAGS.dupe_factor, random_seed=FLAGS.random_seed,
                        num_workers=FLAGS.num_workers, progress=FLAGS.progress and stderr_is_terminal())
@@ -80,4 +111,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    cli.run(main)
+    cli.run(main, pass_unknown=True)

@@ -19,13 +19,14 @@ def program() -> str:
     return sys.argv[0].rsplit("/", 1)[-1]
 
 
-def parse_flags(argv):
+def parse_flags(argv, known_only: bool = False):
     """absl's flag parsing with this project's error convention: a bad flag is one line and exit status 2 (absl:
-    two lines, status 1); --help / --helpfull print the usage and exit 0 (absl: 1)."""
+    two lines, status 1); --help / --helpfull print the usage and exit 0 (absl: 1). With `known_only`, flags this
+    program does not define are left in the returned argv (Beam's pipeline options)."""
     from absl import flags
 
     try:
-        return flags.FLAGS(argv)
+        return flags.FLAGS(argv, known_only=known_only)
     except flags.Error as e:
         print(f"{program()}: error: {' '.join(str(e).split())}; see --help", file=sys.stderr)
         sys.exit(2)
@@ -33,9 +34,10 @@ def parse_flags(argv):
         sys.exit(0 if e.code == 1 else e.code)
 
 
-def run(main, output_dir_flag: str | None = None):
+def run(main, output_dir_flag: str | None = None, pass_unknown: bool = False):
     """`absl.app.run(main)`, turning an AlbertError into `<program>: error: <message>` and exit status 2. With
-    `output_dir_flag`, the directory that flag names is held by this run alone (albert.rundir.exclusive)."""
+    `output_dir_flag`, the directory that flag names is held by this run alone (albert.rundir.exclusive); with
+    `pass_unknown`, flags the program does not define reach `main` in its argv."""
 
     def guarded(argv):
         logging.set_verbosity(logging.WARNING)  # TensorFlow's INFO chatter (checkpoint sharding, ...) stays out
@@ -55,7 +57,7 @@ def run(main, output_dir_flag: str | None = None):
                 code = 2
         sys.exit(code)
 
-    app.run(guarded, flags_parser=parse_flags)
+    app.run(guarded, flags_parser=lambda argv: parse_flags(argv, known_only=pass_unknown))
 
 
 class ArgumentParser(argparse.ArgumentParser):

@@ -1,13 +1,16 @@
-"""The create_pretraining_data job: corpus -> instances (in parallel) -> globally shuffled TFRecord files.
+"""The create_pretraining_data job: corpus files -> keyed instances (in parallel) -> globally shuffled TFRecords.
 
-Reproducible: every (pass, document) pair has its own random stream derived from the seed, and each instance gets
-a random 64-bit sort key from that stream; the output is the instances in key order, written round-robin over the
-output files. Nothing depends on the number of workers or on the order in which they finish, so the same seed
-gives the same bytes for any `num_workers`.
+Reproducible: a document is identified by (its file's place in the sorted list of inputs, its place in the file);
+every (file, pass, document) has its own random stream derived from the seed, and each instance gets a random
+64-bit sort key from that stream; the output is the instances in key order, written round-robin over the output
+files. Nothing depends on the number of workers or on the order in which they finish, so the same seed gives the
+same bytes for any `num_workers` -- and for the Beam pipeline (albert/beam_pipeline.py), built from the same
+`file_records`.
 
-Bounded memory: instances are spilled to temporary bucket files by the top bits of their key and each bucket is
-sorted alone, so memory holds the corpus and one bucket (about `bucket_bytes`), not `dupe_factor` copies of the
-data. Bucketing by the key's top bits keeps the order a global sort by key, whatever the number of buckets.
+Memory independent of the corpus: files are read one at a time (a worker holds one tokenized file; next-sentence
+negatives and single-sentence chunks draw their random document from the same file, as the original's one-job-per-
+shard habit did), instances are spilled to temporary bucket files by the top bits of their key and each bucket is
+sorted alone (about `bucket_bytes`). Bucketing by the key's top bits keeps the order a global sort by key.
 """
 
 import dataclasses
@@ -32,7 +35,7 @@ from albert.feature_specs import pretraining_features
 from albert.shuffle_spill import Spiller, assemble, merge_bucket
 from albert.tokenization import encode_ids, preprocess_text
 
-_TASK_DOCUMENTS = 64
+_CHUNK_DOCUMENTS = 64  # documents serialized together (a few hundred records)
 _STATE = {}  # set before the worker processes fork, read by them: the corpus is shared, not pickled
 
 
@@ -80,30 +83,83 @@ def _instance_arrays(instances: list, opts: pretraining_data.Options) -> dict:
     return arrays
 
 
-def _document_rng(seed: int, dupe: int, doc: int) -> random.Random:
-    return random.Random(f"albert/{seed}/{dupe}/{doc}")
+def _document_rng(seed: int, file_index: int, dupe: int, doc: int) -> random.Random:
+    return random.Random(f"albert/{seed}/{file_index}/{dupe}/{doc}")
 
 
-def _make_task(task) -> tuple:
-    """Instances of documents [lo, hi) in pass `dupe`: ([(key, dupe, doc, j, record bytes)], stats)."""
-    dupe, lo, hi = task
-    documents, opts, vocab, seed = _STATE["documents"], _STATE["options"], _STATE["vocab"], _STATE["seed"]
+def check_file_documents(path: str, documents: list, opts: pretraining_data.Options):
+    """A file whose pairs would take segment B from the document itself is refused (its random documents come
+    from the same file)."""
+    if documents and len(documents) < 2 and (opts.random_next_sentence or len(documents[0]) < 2):
+        raise AlbertError(f"{path}: one document of {len(documents[0])} sentence(s): its pairs would take segment B "
+                          "from itself; give each input file at least two documents (a blank line between them)")
+
+
+def file_records(documents: list, file_index: int, dupes, opts: pretraining_data.Options, vocab, seed: int):
+    """Yield (records, stats, pass) for the tokenized `documents` of one input file, a chunk of documents at a time,
+    for each pass in `dupes`; a record is (key, file_index, pass, document, j, serialized tf.train.Example)."""
     cumulative = opts.ngram_cumulative()
-    stats = pretraining_data.Stats()
-    instances, keys = [], []
-    for doc in range(lo, hi):
-        rng = _document_rng(seed, dupe, doc)
-        made = pretraining_data.create_instances_from_document(documents, doc, opts, vocab, rng, stats, cumulative)
-        instances.extend(made)
-        keys.extend((rng.getrandbits(64), dupe, doc, j) for j in range(len(made)))
-    records = serialize_examples(_instance_arrays(instances, opts)) if instances else []
-    return [(*key, record) for key, record in zip(keys, records)], stats
+    for dupe in dupes:
+        for lo in range(0, len(documents), _CHUNK_DOCUMENTS):
+            stats = pretraining_data.Stats()
+            instances, keys = [], []
+            for doc in range(lo, min(lo + _CHUNK_DOCUMENTS, len(documents))):
+                rng = _document_rng(seed, file_index, dupe, doc)
+                made = pretraining_data.create_instances_from_document(documents, doc, opts, vocab, rng, stats,
+                                                                       cumulative)
+                instances.extend(made)
+                keys.extend((rng.getrandbits(64), file_index, dupe, doc, j) for j in range(len(made)))
+            records = serialize_examples(_instance_arrays(instances, opts)) if instances else []
+            yield [(*key, record) for key, record in zip(keys, records)], stats, dupe
 
 
-def _bucket_bits(documents, opts, dupe_factor, bucket_bytes) -> int:
+def _file_documents(path: str) -> list:
+    """The tokenized documents of one input file; the last one read is kept (a worker's consecutive tasks share
+    their file)."""
+    cache = _STATE.setdefault("cache", {})
+    if path not in cache:
+        cache.clear()
+        documents = tokenize_corpus([path], _STATE["tokenizer"], _STATE["do_lower_case"])
+        check_file_documents(path, documents, _STATE["options"])
+        cache[path] = documents
+    return cache[path]
+
+
+def _run_task(task, spiller, report):
+    """Make the instances of one file's passes [lo, hi) and spill them; report(stats, instances, documents) after
+    each pass (the file's documents counted with its first pass)."""
+    file_index, path, lo, hi = task
+    documents = _file_documents(path)
+    for dupe in range(lo, hi):
+        stats, count = pretraining_data.Stats(), 0
+        for records, chunk_stats, _ in file_records(documents, file_index, [dupe], _STATE["options"],
+                                                    _STATE["vocab"], _STATE["seed"]):
+            for item in records:
+                spiller.add(*item)
+            stats.add(chunk_stats)
+            count += len(records)
+        report(stats, count, len(documents) if dupe == 0 else 0)
+
+
+def estimated_tokens(input_files: list) -> float:
+    """Tokens in the corpus, estimated from the files' sizes (gzip counted as 3x): sizes the sort buckets."""
+    total = 0.0
+    for path in input_files:
+        if "://" in path:
+            import tensorflow as tf
+
+            size = tf.io.gfile.stat(path).length
+        else:
+            size = os.path.getsize(path)
+        with (tf.io.gfile.GFile(path, "rb") if "://" in path else open(path, "rb")) as f:
+            gzipped = f.read(2) == b"\x1f\x8b"
+        total += size * (3 if gzipped else 1)
+    return total / 4.0  # about 4 bytes of English text a SentencePiece / WordPiece token
+
+
+def _bucket_bits(tokens: float, opts, dupe_factor, bucket_bytes) -> int:
     """log2 of the number of buckets: enough for about `bucket_bytes` of records each (at most 4096 buckets)."""
-    tokens = sum(len(s) for d in documents for s in d)
-    instances = dupe_factor * (tokens / (0.9 * (opts.max_seq_length - 3)) + 0.1 * len(documents))
+    instances = dupe_factor * tokens / (0.9 * (opts.max_seq_length - 3)) * 1.1
     predictions = opts.max_predictions_per_seq * (2 if opts.do_permutation else 1)
     estimate = instances * (6 * opts.max_seq_length + 12 * predictions + 150)
     return min(12, max(0, math.ceil(math.log2(max(1.0, estimate / bucket_bytes)))))
@@ -145,16 +201,13 @@ def _run_worker(worker_id: int, tasks, results, spill_dir: str, bucket_bits: int
     try:
         spiller = Spiller(spill_dir, bucket_bits, f"w{worker_id}")
         for task in iter(tasks.get, None):
-            records, stats = _make_task(task)
-            for item in records:
-                spiller.add(*item)
-            results.put(("task", stats, len(records)))
+            _run_task(task, spiller, lambda *message: results.put(("pass", *message)))
         results.put(("done", spiller.close()))
     except BaseException as e:  # reported to the parent, which raises it
         results.put(("error", e))
 
 
-def _generate_parallel(tasks, num_workers, spill_dir, bucket_bits, stats, meter) -> list:
+def _generate_parallel(tasks, num_workers, spill_dir, bucket_bits, report) -> list:
     """Phase 1 in `num_workers` forked processes; returns the records per bucket."""
     context = multiprocessing.get_context("fork")
     task_queue, results = context.Queue(), context.Queue()
@@ -176,9 +229,8 @@ def _generate_parallel(tasks, num_workers, spill_dir, bucket_bits, stats, meter)
                 if dead:
                     raise RuntimeError(f"a data-generation worker died (exit code {dead[0]})") from None
                 continue
-            if message[0] == "task":
-                stats.add(message[1])
-                meter.update(message[2])
+            if message[0] == "pass":
+                report(*message[1:])
             elif message[0] == "done":
                 counts = [x + y for x, y in zip(counts, message[1])]
                 finished += 1
@@ -192,42 +244,50 @@ def _generate_parallel(tasks, num_workers, spill_dir, bucket_bits, stats, meter)
     return counts
 
 
+def make_tasks(input_files: list, dupe_factor: int, num_workers: int) -> list:
+    """(file index, path, first pass, end pass) over the sorted inputs: a file with all its passes when there are
+    enough files to keep the workers busy (each file tokenized once), else one task per (file, pass)."""
+    files = sorted(input_files)
+    if num_workers == 1 or len(files) >= 2 * num_workers:
+        return [(i, path, 0, dupe_factor) for i, path in enumerate(files)]
+    return [(i, path, dupe, dupe + 1) for i, path in enumerate(files) for dupe in range(dupe_factor)]
+
+
 def generate(input_files: list, output_files: list, tokenizer, opts: pretraining_data.Options, *,
              do_lower_case: bool = True, dupe_factor: int = 40, random_seed: int = 12345, num_workers: int = 1,
              bucket_bytes: int = 16 << 20, progress: bool = False) -> Summary:
     start = time.time()
-    documents = tokenize_corpus(input_files, tokenizer, do_lower_case)
-    if not documents:
-        raise AlbertError(f"{', '.join(input_files)}: no documents (no non-blank line); the input must be text, one "
-                          "sentence per line, a blank line between documents")
-    if len(documents) < 2 and (opts.random_next_sentence or len(documents[0]) < 2):
-        raise AlbertError(f"{', '.join(input_files)}: one document of {len(documents[0])} sentence(s): its pairs would "
-                          "take segment B from itself; give at least two documents (a blank line between them)")
-    random.Random(random_seed).shuffle(documents)
     vocab = pretraining_data.Vocabulary.from_tokenizer(tokenizer)
-    tasks = [(dupe, lo, min(lo + _TASK_DOCUMENTS, len(documents)))
-             for dupe in range(dupe_factor) for lo in range(0, len(documents), _TASK_DOCUMENTS)]
-    bucket_bits = _bucket_bits(documents, opts, dupe_factor, bucket_bytes)
+    tasks = make_tasks(input_files, dupe_factor, num_workers)
+    bucket_bits = _bucket_bits(estimated_tokens(input_files), opts, dupe_factor, bucket_bytes)
     for path in output_files:
         if "://" not in path:  # what a killed earlier run left beside this output (its pid is gone)
             remove_leftovers(*os.path.split(os.path.abspath(path)))
+    new_directories = sorted({os.path.dirname(os.path.abspath(p)) for p in output_files if "://" not in p
+                              and not os.path.isdir(os.path.dirname(os.path.abspath(p)))}, reverse=True)
     spill_dir = _spill_directory(output_files[0])
     temp_outputs = [f"{path}.tmp-{os.getpid()}" for path in output_files]
     stats = pretraining_data.Stats()
-    meter = _Progress(len(tasks), progress)
-    _STATE.update(documents=documents, options=opts, vocab=vocab, seed=random_seed)
+    meter = _Progress(len(input_files) * dupe_factor, progress)
+    documents = [0]
+
+    def report(pass_stats, instances, file_documents):
+        stats.add(pass_stats)
+        documents[0] += file_documents
+        meter.update(instances)
+
+    _STATE.update(options=opts, vocab=vocab, seed=random_seed, tokenizer=tokenizer, do_lower_case=do_lower_case)
     try:
         if num_workers > 1:
-            counts = _generate_parallel(tasks, num_workers, spill_dir, bucket_bits, stats, meter)
+            counts = _generate_parallel(tasks, num_workers, spill_dir, bucket_bits, report)
         else:
             spiller = Spiller(spill_dir, bucket_bits, "w0")
             for task in tasks:
-                records, task_stats = _make_task(task)
-                for item in records:
-                    spiller.add(*item)
-                stats.add(task_stats)
-                meter.update(len(records))
+                _run_task(task, spiller, report)
             counts = spiller.close()
+        if not documents[0]:
+            raise AlbertError(f"{', '.join(input_files)}: no documents (no non-blank line); the input must be text, "
+                              "one sentence per line, a blank line between documents")
         firsts = [sum(counts[:b]) for b in range(len(counts))]
         jobs = [(spill_dir, b, firsts[b], len(output_files)) for b in range(len(counts))]
         if num_workers > 1 and len(jobs) > 1:
@@ -239,12 +299,18 @@ def generate(input_files: list, output_files: list, tokenizer, opts: pretraining
         assemble(spill_dir, len(counts), temp_outputs)
         for temp, final in zip(temp_outputs, output_files):
             _rename(temp, final)
+    except BaseException:
+        shutil.rmtree(spill_dir, ignore_errors=True)
+        for directory in new_directories:  # a failed run leaves no directory it made behind
+            if os.path.isdir(directory) and not os.listdir(directory):
+                os.rmdir(directory)
+        raise
     finally:
         _STATE.clear()
         for temp in temp_outputs:
             _remove(temp)
         shutil.rmtree(spill_dir, ignore_errors=True)
-    return Summary(len(documents), stats, time.time() - start, list(output_files))
+    return Summary(documents[0], stats, time.time() - start, list(output_files))
 
 
 def _spill_directory(first_output: str) -> str:

@@ -14,7 +14,7 @@ import struct
 
 from albert.tfrecord import frame
 
-_HEADER = struct.Struct("<QIIII")  # key, three tie-breakers, record length
+_HEADER = struct.Struct("<QIIIII")  # key, four tie-breakers, record length
 
 
 class Spiller:
@@ -24,13 +24,13 @@ class Spiller:
         self.directory, self.bits, self.tag = directory, bucket_bits, tag
         self.files, self.counts = {}, [0] * (1 << bucket_bits)
 
-    def add(self, key: int, a: int, b: int, c: int, record: bytes):
+    def add(self, key: int, a: int, b: int, c: int, d: int, record: bytes):
         bucket = key >> (64 - self.bits) if self.bits else 0
         f = self.files.get(bucket)
         if f is None:
             f = self.files[bucket] = open(os.path.join(self.directory, f"b{bucket:05d}-{self.tag}"), "ab",
                                           buffering=1 << 18)
-        f.write(_HEADER.pack(key, a, b, c, len(record)))
+        f.write(_HEADER.pack(key, a, b, c, d, len(record)))
         f.write(record)
         self.counts[bucket] += 1
 
@@ -50,17 +50,17 @@ def merge_bucket(directory: str, bucket: int, first_index: int, num_outputs: int
             data = f.read()
         offset = 0
         while offset < len(data):
-            key, a, b, c, size = _HEADER.unpack_from(data, offset)
+            key, a, b, c, d, size = _HEADER.unpack_from(data, offset)
             offset += _HEADER.size
-            items.append((key, a, b, c, data[offset:offset + size]))
+            items.append((key, a, b, c, d, data[offset:offset + size]))
             offset += size
         del data
         os.remove(path)
-    items.sort(key=lambda item: item[:4])
+    items.sort(key=lambda item: item[:5])
     parts = [open(os.path.join(directory, f"part-{output:04d}-{bucket:05d}"), "wb", buffering=1 << 20)
              for output in range(num_outputs)]
     for index, item in enumerate(items, first_index):
-        parts[index % num_outputs].write(frame(item[4]))
+        parts[index % num_outputs].write(frame(item[5]))
     for f in parts:
         f.close()
 

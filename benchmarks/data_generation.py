@@ -7,12 +7,14 @@ makes an English-like one of the same shape (tools/synthetic_corpus.py) and time
 included, as the original was timed.
 
     python benchmarks/data_generation.py            # prints a Markdown table
+    python benchmarks/data_generation.py --scale    # corpus size x1, x10, x30, x100 (files of the reference size)
 """
 
 import argparse
 import os
 import re
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -34,10 +36,19 @@ def make_corpus(directory: str, documents: int, copies: int = 1) -> tuple:
     return path, os.path.getsize(path)
 
 
-def run(corpus, model, output, dupe_factor, workers, max_seq_length=128):
+BEAM_TWO_WORKERS = ["--runner=DirectRunner", "--direct_running_mode=multi_processing", "--direct_num_workers=2"]
+
+
+def command(corpus, model, output, dupe_factor, workers, max_seq_length=128, beam=False) -> list:
+    """create_pretraining_data.py: local with `workers` processes, or on Beam's DirectRunner with 2 processes."""
     cmd = [sys.executable, os.path.join(ROOT, "create_pretraining_data.py"), f"--input_file={corpus}",
            f"--output_file={output}", f"--spm_model_file={model}", f"--max_seq_length={max_seq_length}",
-           f"--dupe_factor={dupe_factor}", f"--num_workers={workers}", "--noprogress"]
+           f"--dupe_factor={dupe_factor}", "--noprogress"]
+    return cmd + (BEAM_TWO_WORKERS if beam else [f"--num_workers={workers}"])
+
+
+def run(corpus, model, output, dupe_factor, workers, max_seq_length=128, beam=False):
+    cmd = command(corpus, model, output, dupe_factor, workers, max_seq_length, beam)
     start = time.time()
     proc = subprocess.run(cmd, capture_output=True, text=True, check=True)
     seconds = time.time() - start
@@ -53,9 +64,75 @@ def peak_rss_mib(corpus, model, output, dupe_factor, workers):
     return int(out.strip().splitlines()[-1]) / 1024
 
 
+def tree_peak_rss_mib(cmd: list) -> float:
+    """Peak of the summed RSS of a command and all its descendants (sampled every 20 ms from /proc)."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    peak = 0
+    while proc.poll() is None:
+        parents = {}
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    with open(f"/proc/{entry}/stat") as f:
+                        parents[int(entry)] = int(f.read().rsplit(")", 1)[1].split()[1])
+                except (OSError, IndexError, ValueError):
+                    pass
+        tree, frontier = {proc.pid}, [proc.pid]
+        while frontier:
+            children = [pid for pid, parent in parents.items() if parent in frontier and pid not in tree]
+            tree.update(children)
+            frontier = children
+        total = 0
+        for pid in tree:
+            try:
+                with open(f"/proc/{pid}/status") as f:
+                    total += next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
+            except (OSError, StopIteration):
+                pass
+        peak = max(peak, total)
+        time.sleep(0.02)
+    if proc.returncode:
+        raise RuntimeError(proc.stderr.read()[-2000:])
+    return peak / 1024
+
+
+def scale_table(tmp: str, corpus: str, model: str, dupe_factor: int = 2):
+    """Corpus x1, x10, x30, x100 as that many files of the reference corpus's size (how a user shards a corpus),
+    1 and 2 workers: instances/s and the peak RSS of the whole process tree."""
+    print(f"\nCorpus size (files of {os.path.getsize(corpus) / 1e6:.2f} MB each), dupe_factor {dupe_factor}, "
+          "max_seq_length 128; peak RSS of the process tree (workers included)\n")
+    try:
+        import apache_beam  # noqa: F401
+
+        modes = [(1, False), (2, False), (2, True)]
+    except ImportError:
+        print("(apache-beam is not installed: no DirectRunner rows; pip install -r requirements-beam.txt)")
+        modes = [(1, False), (2, False)]
+    print("| corpus | files | MB | run | instances | seconds | instances/s | peak RSS MiB |")
+    print("|---|---|---|---|---|---|---|---|")
+    for copies in (1, 10, 30, 100):
+        directory = os.path.join(tmp, f"x{copies}")
+        os.makedirs(directory, exist_ok=True)
+        for i in range(copies):
+            link = os.path.join(directory, f"part-{i:05d}.txt")
+            if not os.path.exists(link):
+                os.symlink(corpus, link)
+        pattern = os.path.join(directory, "part-*.txt")
+        for workers, beam in modes:
+            output = os.path.join(tmp, "beam", "train") if beam else os.path.join(tmp, "scale.tfrecord")
+            shutil.rmtree(os.path.join(tmp, "beam"), ignore_errors=True)
+            instances, seconds = run(pattern, model, output, dupe_factor, workers, beam=beam)
+            shutil.rmtree(os.path.join(tmp, "beam"), ignore_errors=True)
+            rss = tree_peak_rss_mib(command(pattern, model, output, dupe_factor, workers, beam=beam))
+            name = "DirectRunner, 2 processes" if beam else f"local, {workers} worker{'s' if workers > 1 else ''}"
+            print(f"| x{copies} | {copies} | {copies * os.path.getsize(corpus) / 1e6:,.1f} | {name} | "
+                  f"{instances:,} | {seconds:.2f} | {instances / seconds:,.0f} | {rss:,.0f} |", flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="only the reference-shaped row")
+    parser.add_argument("--scale", action="store_true", help="only the corpus-size table")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         corpus, chars = make_corpus(tmp, 2232)
@@ -64,6 +141,9 @@ def main():
             out.writelines(preprocess_text(line, lower=True) + "\n" for line in f if line.strip())
         model = train_sentencepiece([lowered], os.path.join(tmp, "sp2000"), vocab_size=2000)
         output = os.path.join(tmp, "out.tfrecord")
+        if args.scale:
+            scale_table(tmp, corpus, model)
+            return
         rows = [(1, 5, 1), (1, 5, 2)]
         if not args.quick:
             rows += [(1, 20, 1), (1, 20, 2), (1, 40, 1), (1, 40, 2), (4, 5, 1), (4, 5, 2)]

@@ -40,11 +40,17 @@ def test_end_to_end_with_gzip_globs_and_two_outputs(corpus_dir, tmp_path):
     counts = [sum(1 for _ in tf.data.TFRecordDataset(str(out / name))) for name in ("x.tfrecord", "y.tfrecord")]
     assert abs(counts[0] - counts[1]) <= 1 and sum(counts) > 300
     assert sorted(os.listdir(out)) == ["x.tfrecord", "y.tfrecord"]
-    # Split and gzipped input gives the same documents as the whole file: same bytes.
+    # The inputs are taken in sorted order (a document is its file's place in that list and its place in the file):
+    # the same files named in another order give the same bytes; the whole corpus as one file gives other streams.
+    swapped = run(f"--input_file={tmp_path}/b*.gz,{tmp_path}/a.txt",
+                  f"--output_file={tmp_path}/s1.tfrecord,{tmp_path}/s2.tfrecord", *common)
+    assert swapped.returncode == 0, swapped.stderr
+    assert (out / "x.tfrecord").read_bytes() == (tmp_path / "s1.tfrecord").read_bytes()
     whole = run(f"--input_file={tmp_path}/whole.txt", f"--output_file={tmp_path}/w1.tfrecord,{tmp_path}/w2.tfrecord",
                 *common)
     assert whole.returncode == 0, whole.stderr
-    assert (out / "x.tfrecord").read_bytes() == (tmp_path / "w1.tfrecord").read_bytes()
+    assert whole.stdout.startswith("documents 300, instances ")
+    assert (out / "x.tfrecord").read_bytes() != (tmp_path / "w1.tfrecord").read_bytes()
 
 
 def bad_corpus(tmp_path):

@@ -254,3 +254,33 @@ def test_ngram_length_near_the_end_is_drawn_from_all_lengths():
             first_at_0 += 1
             two_word += chosen[0][1] == 2
     assert abs(two_word / first_at_0 - 5 / 11) < 0.02, two_word / first_at_0
+
+
+def write_corpus_files(corpus_dir, directory) -> list:
+    """The test corpus as three input files: plain text with runs of blank lines, gzip, and one with a one-line
+    document; returns their paths (in an order that is not the sorted one)."""
+    import gzip
+
+    documents = open(corpus_dir / "corpus.txt", encoding="utf-8").read().strip().split("\n\n")
+    a, b, c = documents[:120], documents[120:240], documents[240:]
+    (directory / "a.txt").write_text("\n\n\n".join(a) + "\n\n", encoding="utf-8")
+    with gzip.open(directory / "b.txt.gz", "wt", encoding="utf-8") as f:
+        f.write("\n\n".join(b) + "\n")
+    (directory / "c.txt").write_text("\n\n".join(c[:5] + ["A document of one line."] + c[5:]), encoding="utf-8")
+    return [str(directory / name) for name in ("c.txt", "a.txt", "b.txt.gz")]
+
+
+@pytest.mark.parametrize("nsp", [False, True], ids=["sop", "nsp"])
+def test_several_files_give_the_same_bytes_for_any_workers_order_and_buckets(corpus_dir, tokenizer, tmp_path, nsp):
+    files = write_corpus_files(corpus_dir, tmp_path)
+    opts = Options(max_seq_length=64, max_predictions_per_seq=10, random_next_sentence=nsp)
+    outputs, summaries = {}, {}
+    for name, inputs, kwargs in (("one", files, {}), ("two", files, {"num_workers": 2}),
+                                 ("sorted_three", sorted(files), {"num_workers": 3, "bucket_bytes": 20_000})):
+        path = str(tmp_path / f"{name}.tfrecord")
+        summaries[name] = generate(inputs, [path], tokenizer, opts, dupe_factor=2, random_seed=3, **kwargs)
+        outputs[name] = open(path, "rb").read()
+    assert outputs["one"] == outputs["two"] == outputs["sorted_three"] and len(outputs["one"]) > 10_000
+    # documents end at the end of a file: 120 + 120 + (60 + the one-line document)
+    assert summaries["one"].documents == summaries["two"].documents == 301
+    assert summaries["one"].stats.instances == summaries["two"].stats.instances > 300

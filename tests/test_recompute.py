@@ -83,6 +83,20 @@ def test_recompute_gives_the_same_loss_gradients_and_dropout_draws(model, jit, m
     assert len(seeds) >= 8 and all(np.array_equal(a, b) for a, b in zip(seeds, seeds_r))
 
 
+def test_recompute_under_mixed_bfloat16_gives_the_same_loss_and_gradients():
+    keras.mixed_precision.set_global_policy("mixed_bfloat16")
+    try:
+        keras.utils.set_random_seed(5)
+        bf16_model = AlbertPretrainer(CONFIG)
+        loss, grads, seeds = loss_and_gradients(bf16_model, False, False, [])
+        loss_r, grads_r, seeds_r = loss_and_gradients(bf16_model, True, False, [])
+    finally:
+        keras.mixed_precision.set_global_policy("float32")
+    assert abs(loss - loss_r) < 1e-5 and all(np.array_equal(a, b) for a, b in zip(seeds, seeds_r))
+    for g, g_r in zip(grads, grads_r):
+        np.testing.assert_allclose(g_r, g, atol=1e-5, rtol=0)
+
+
 def test_set_recompute_reaches_every_encoder_and_only_training_recomputes(model):
     assert set_recompute(model, True) == 1 and model.encoder.recompute
     inputs = {k: batch()[k] for k in ("input_ids", "input_mask", "segment_ids")}
