@@ -5,8 +5,9 @@ Every measurement runs in its own process (its peak RSS is its own), best of `--
 taking turns so that a drift of this shared machine's speed favours none:
 - pretrain: the pretrainer's forward + backward + LAMB update through the project's training loop
   (`Trainer.train_steps`, what run_pretraining.py runs), global-norm clipping included; with and without --recompute;
-- encoder train step, ours and keras-hub's `AlbertBackbone` built from the same config: forward + backward + AdamW
-  on mean(sequence_output^2), the same code around both (keras-hub has no pretraining loop to compare with);
+- encoder train step, ours and keras-hub's `AlbertBackbone` built from the same config, in one process and timed in
+  turns: forward + backward + AdamW on mean(sequence_output^2), the same code around both (keras-hub has no
+  pretraining loop to compare with);
 - inference: the encoder's forward pass in process (ours, keras-hub), ours exported as a TF Hub-style SavedModel
   and loaded back, and HF `AlbertModel` (PyTorch, `--hf_python`, bf16 by casting the model);
 - MFU: model FLOPs/s (`python -m albert.info`'s count; training = 3x forward) over two ceilings measured in the same
@@ -179,10 +180,12 @@ def pretrain_worker(args) -> dict:
 
 
 def encoder_worker(args) -> dict:
-    """Encoder train step (forward + backward + AdamW) and forward pass of ours or keras-hub's backbone."""
+    """Encoder train step (forward + backward + AdamW) and forward pass of ours and, when installed, keras-hub's
+    backbone built from the same config: in one process, timed in turns (a drift of the machine favours neither)."""
     import keras
     import tensorflow as tf
 
+    from albert import AlbertEncoder
     from albert.training import set_precision
 
     config = load_config(args)
@@ -190,39 +193,43 @@ def encoder_worker(args) -> dict:
     set_precision(args.precision)
     keras.utils.set_random_seed(0)
     batch = synthetic_batch(config, b, t, 1)
+    models = {"ours": (AlbertEncoder(config), {k: tf.constant(batch[k])
+                                               for k in ("input_ids", "input_mask", "segment_ids")})}
     if args.impl == "keras_hub":
         import keras_hub
 
-        model = keras_hub.models.AlbertBackbone(
+        hub = keras_hub.models.AlbertBackbone(
             vocabulary_size=config.vocab_size, num_layers=config.num_hidden_layers,
             num_heads=config.num_attention_heads, embedding_dim=config.embedding_size, hidden_dim=config.hidden_size,
             intermediate_dim=config.intermediate_size, num_groups=config.num_hidden_groups,
             num_inner_repetitions=config.inner_group_num, dropout=config.hidden_dropout_prob,
             max_sequence_length=config.max_position_embeddings, num_segments=config.type_vocab_size)
-        inputs = {"token_ids": tf.constant(batch["input_ids"]), "segment_ids": tf.constant(batch["segment_ids"]),
-                  "padding_mask": tf.constant(batch["input_mask"])}
-    else:
-        from albert import AlbertEncoder
+        models["keras_hub"] = (hub, {"token_ids": tf.constant(batch["input_ids"]),
+                                     "segment_ids": tf.constant(batch["segment_ids"]),
+                                     "padding_mask": tf.constant(batch["input_mask"])})
+    calls = []
+    for model, inputs in models.values():
+        optimizer = keras.optimizers.AdamW(1e-5)
+        optimizer.build(model.trainable_variables)
 
-        model = AlbertEncoder(config)
-        inputs = {k: tf.constant(batch[k]) for k in ("input_ids", "input_mask", "segment_ids")}
-    optimizer = keras.optimizers.AdamW(1e-5)
-    optimizer.build(model.trainable_variables)
+        def train_step(x, model=model, optimizer=optimizer):
+            with tf.GradientTape() as tape:
+                out = model(x, training=True)["sequence_output"]
+                loss = tf.reduce_mean(tf.square(tf.cast(out, tf.float32)))
+            grads = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply(grads, model.trainable_variables)
+            return loss
 
-    def train_step(x):
-        with tf.GradientTape() as tape:
-            out = model(x, training=True)["sequence_output"]
-            loss = tf.reduce_mean(tf.square(tf.cast(out, tf.float32)))
-        grads = tape.gradient(loss, model.trainable_variables)
-        optimizer.apply(grads, model.trainable_variables)
-        return loss
-
-    train = tf.function(train_step, jit_compile=xla)
-    forward = tf.function(lambda x: model(x, training=False)["sequence_output"], jit_compile=xla)
-    train_seconds, infer_seconds = timed([lambda: train(inputs).numpy(), lambda: forward(inputs).numpy()],
-                                         args.steps)
-    return {"train_tokens_per_s": b * t / train_seconds, "infer_tokens_per_s": b * t / infer_seconds,
-            "peak_rss_mib": peak_rss_mib()}
+        train = tf.function(train_step, jit_compile=xla)
+        forward = tf.function(lambda x, model=model: model(x, training=False)["sequence_output"], jit_compile=xla)
+        calls += [lambda train=train, inputs=inputs: train(inputs).numpy(),
+                  lambda forward=forward, inputs=inputs: forward(inputs).numpy()]
+    seconds = timed(calls, args.steps)
+    result = {"peak_rss_mib": peak_rss_mib()}
+    for i, name in enumerate(models):
+        result[f"{name}_train_tokens_per_s"] = b * t / seconds[2 * i]
+        result[f"{name}_infer_tokens_per_s"] = b * t / seconds[2 * i + 1]
+    return result
 
 
 HF_WORKER = r"""
@@ -337,16 +344,15 @@ def main(argv=None):
             shapes = shape_ceiling(config, args.batch_size, t, {"fp32": "float32", "bf16": "bfloat16"}[precision])
             for xla in args.xla.split(","):
                 pre = measured[(t, precision, xla)] = run_worker(args, "pretrain", t, precision, xla, "--inference")
-                ours = run_worker(args, "encoder", t, precision, xla, "--impl=ours")
-                hub = run_worker(args, "encoder", t, precision, xla, "--impl=keras_hub") if peers else {}
+                enc = run_worker(args, "encoder", t, precision, xla, f"--impl={'keras_hub' if peers else 'ours'}")
                 mfu = (f"{pre['train_flops_per_s'] / square[precision]:.0%} / {pre['train_flops_per_s'] / shapes:.0%}"
                        if "train_flops_per_s" in pre else "-")
-                ratio = (f"{ours['train_tokens_per_s'] / hub['train_tokens_per_s']:.2f}x"
-                         if "train_tokens_per_s" in ours and "train_tokens_per_s" in hub else "-")
+                ratio = (f"{enc['ours_train_tokens_per_s'] / enc['keras_hub_train_tokens_per_s']:.2f}x"
+                         if "keras_hub_train_tokens_per_s" in enc else "-")
                 print(f"| {t} | {precision} | {xla} | {shapes / 1e9:,.1f} | {rate(pre, 'train_tokens_per_s')} | {mfu} "
-                      f"| {rate(ours, 'train_tokens_per_s')} | {rate(hub, 'train_tokens_per_s') if peers else '-'} "
-                      f"| {ratio} | {rate(ours, 'infer_tokens_per_s')} | {rate(pre, 'saved_tokens_per_s')} "
-                      f"| {rate(hub, 'infer_tokens_per_s') if peers else '-'} "
+                      f"| {rate(enc, 'ours_train_tokens_per_s')} | {rate(enc, 'keras_hub_train_tokens_per_s')} "
+                      f"| {ratio} | {rate(enc, 'ours_infer_tokens_per_s')} | {rate(pre, 'saved_tokens_per_s')} "
+                      f"| {rate(enc, 'keras_hub_infer_tokens_per_s')} "
                       f"| {rate(pre, 'train_peak_rss_mib', '{:,.0f} MiB')} |", flush=True)
     print("\n--recompute (pretrain step, XLA off): tokens/s and peak memory beside the same step without it (peak "
           "tensor memory of the steps, TensorFlow's count; peak RSS of the process)\n")
@@ -363,7 +369,7 @@ def main(argv=None):
             print(f"| {t} | {precision} | {plain['train_tokens_per_s']:,.0f} | {again['train_tokens_per_s']:,.0f} | "
                   f"{again['train_tokens_per_s'] / plain['train_tokens_per_s'] - 1:+.0%} | "
                   f"{plain['train_peak_tensor_mib']:,.0f} MiB | {again['train_peak_tensor_mib']:,.0f} MiB | "
-                  f"{plain['train_peak_tensor_mib'] / again['train_peak_tensor_mib']:.1f}x | "
+                  f"{plain['train_peak_tensor_mib'] / max(again['train_peak_tensor_mib'], 1e-9):.1f}x | "
                   f"{plain['train_peak_rss_mib']:,.0f} MiB | {again['train_peak_rss_mib']:,.0f} MiB |", flush=True)
     if args.hf_python:
         print("\nInference beside Hugging Face transformers (PyTorch, eager, inference_mode; "
