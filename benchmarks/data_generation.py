@@ -58,7 +58,7 @@ def run(corpus, model, output, dupe_factor, workers, max_seq_length=128, beam=Fa
 
 def peak_rss_mib(corpus, model, output, dupe_factor, workers):
     """Peak RSS of the largest process of a fresh run (the main process: workers hold only their tasks)."""
-    code = (f"import resource, subprocess, sys; subprocess.run({[sys.executable, os.path.join(ROOT, 'create_pretraining_data.py'), f'--input_file={corpus}', f'--output_file={output}', f'--spm_model_file={model}', '--max_seq_length=128', f'--dupe_factor={dupe_factor}', f'--num_workers={workers}', '--noprogress']!r}, "
+    code = (f"import resource, subprocess; subprocess.run({command(corpus, model, output, dupe_factor, workers)!r}, "
             "check=True, capture_output=True); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     return int(out.strip().splitlines()[-1]) / 1024
