@@ -69,8 +69,7 @@ def test_recompute_trains_the_same_losses_and_deterministic_reruns_are_identical
     config = write_config(str(tmp_path / "albert_config.json"), hidden_dropout_prob=0.1,
                           attention_probs_dropout_prob=0.1, inner_group_num=2)
     losses = {}
-    for name, flags in (("plain", []), ("recompute", ["--recompute"]), ("det1", ["--deterministic"]),
-                        ("det2", ["--deterministic"])):
+    for name, flags in (("plain", ["--deterministic"]), ("recompute", ["--recompute"]), ("again", ["--deterministic"])):
         result = run_pretraining(f"--input_file={records}", f"--output_dir={tmp_path / name}",
                                  f"--albert_config_file={config}", "--train_batch_size=4", "--num_train_steps=6",
                                  "--num_warmup_steps=1", "--learning_rate=0.01", "--save_checkpoints_steps=6",
@@ -79,8 +78,7 @@ def test_recompute_trains_the_same_losses_and_deterministic_reruns_are_identical
         losses[name] = [loss for _, loss in sorted(step_losses(result.stdout).items())]
     assert len(losses["plain"]) == 6 and abs(losses["plain"][0] - losses["plain"][-1]) > 1e-3
     np.testing.assert_allclose(losses["recompute"], losses["plain"], atol=1e-5, rtol=0)
-    assert losses["det1"] == losses["det2"]
-    np.testing.assert_allclose(losses["det1"], losses["plain"], atol=1e-5, rtol=0)
+    assert losses["again"] == losses["plain"]
 
 
 @pytest.mark.slow
