@@ -23,13 +23,15 @@ class Spiller:
     def __init__(self, directory: str, bucket_bits: int, tag: str):
         self.directory, self.bits, self.tag = directory, bucket_bits, tag
         self.files, self.counts = {}, [0] * (1 << bucket_bits)
+        # One write buffer per open bucket file, 16 MB in all: memory does not grow with the number of buckets.
+        self.buffer_bytes = max(1 << 14, (16 << 20) >> bucket_bits)
 
     def add(self, key: int, a: int, b: int, c: int, d: int, record: bytes):
         bucket = key >> (64 - self.bits) if self.bits else 0
         f = self.files.get(bucket)
         if f is None:
             f = self.files[bucket] = open(os.path.join(self.directory, f"b{bucket:05d}-{self.tag}"), "ab",
-                                          buffering=1 << 18)
+                                          buffering=self.buffer_bytes)
         f.write(_HEADER.pack(key, a, b, c, d, len(record)))
         f.write(record)
         self.counts[bucket] += 1
