@@ -110,9 +110,7 @@ def shard_names(prefix: str, num_shards: int) -> list:
 
 def default_shards(input_files: list, opts: pretraining_data.Options, dupe_factor: int) -> int:
     """Enough shards for about SHARD_BYTES of records each (estimated from the inputs' sizes)."""
-    tokens = data_generation.estimated_tokens(input_files)
-    instances = dupe_factor * tokens / (0.9 * (opts.max_seq_length - 3)) * 1.1
-    return max(1, math.ceil(instances * (8 * opts.max_seq_length + 200) / SHARD_BYTES))
+    return max(1, math.ceil(data_generation.estimated_record_bytes(input_files, opts, dupe_factor) / SHARD_BYTES))
 
 
 class _Job:

@@ -157,12 +157,17 @@ def estimated_tokens(input_files: list) -> float:
     return total / 4.0  # about 4 bytes of English text a SentencePiece / WordPiece token
 
 
-def _bucket_bits(tokens: float, opts, dupe_factor, bucket_bytes) -> int:
-    """log2 of the number of buckets: enough for about `bucket_bytes` of records each (at most 4096 buckets)."""
-    instances = dupe_factor * tokens / (0.9 * (opts.max_seq_length - 3)) * 1.1
+def estimated_record_bytes(input_files: list, opts, dupe_factor: int) -> float:
+    """Bytes of serialized instances the job will make, estimated from the inputs' sizes (sizes the sort buckets
+    and the Beam shards)."""
+    instances = dupe_factor * estimated_tokens(input_files) / (0.9 * (opts.max_seq_length - 3)) * 1.1
     predictions = opts.max_predictions_per_seq * (2 if opts.do_permutation else 1)
-    estimate = instances * (6 * opts.max_seq_length + 12 * predictions + 150)
-    return min(12, max(0, math.ceil(math.log2(max(1.0, estimate / bucket_bytes)))))
+    return instances * (6 * opts.max_seq_length + 12 * predictions + 150)
+
+
+def _bucket_bits(record_bytes: float, bucket_bytes: int) -> int:
+    """log2 of the number of buckets: enough for about `bucket_bytes` of records each (at most 4096 buckets)."""
+    return min(12, max(0, math.ceil(math.log2(max(1.0, record_bytes / bucket_bytes)))))
 
 
 class _Progress:
@@ -259,7 +264,7 @@ def generate(input_files: list, output_files: list, tokenizer, opts: pretraining
     start = time.time()
     vocab = pretraining_data.Vocabulary.from_tokenizer(tokenizer)
     tasks = make_tasks(input_files, dupe_factor, num_workers)
-    bucket_bits = _bucket_bits(estimated_tokens(input_files), opts, dupe_factor, bucket_bytes)
+    bucket_bits = _bucket_bits(estimated_record_bytes(input_files, opts, dupe_factor), bucket_bytes)
     for path in output_files:
         if "://" not in path:  # what a killed earlier run left beside this output (its pid is gone)
             remove_leftovers(*os.path.split(os.path.abspath(path)))

@@ -110,6 +110,12 @@ def activation_bytes(config: AlbertConfig, batch_size: int, seq_length: int, pre
             "embeddings": embeddings, "total": per_block * applications + embeddings}
 
 
+def default_predictions(seq_length: int) -> int:
+    """Masked positions a pretraining sequence of `seq_length` tokens gets in the benchmarks and estimates: 15 %,
+    at least 20 (the original's --max_predictions_per_seq default)."""
+    return max(20, -(-15 * seq_length // 100))
+
+
 def training_memory(config: AlbertConfig, batch_size: int, seq_length: int, precision: str = "fp32",
                     recompute: bool = False, predictions: int | None = None) -> dict:
     """Estimate of the peak memory of a pretraining step (the framework's own runtime left out): float32
@@ -120,7 +126,7 @@ def training_memory(config: AlbertConfig, batch_size: int, seq_length: int, prec
     an application, its recomputed activations and its weight gradients (with their running sum) exist, for one
     application at a time. Checked against TensorFlow's peak tensor memory by benchmarks/memory.py."""
     c = config
-    predictions = max(20, -(-15 * seq_length // 100)) if predictions is None else predictions
+    predictions = default_predictions(seq_length) if predictions is None else predictions
     states = sum(parameter_breakdown(config).values()) * 24
     act = activation_bytes(config, batch_size, seq_length, precision)
     if recompute:

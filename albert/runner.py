@@ -111,7 +111,8 @@ def loop_config(values, config, output_dir: str, num_train_steps: int, keep_chec
         global_batch_size=micro_batch_size or values.train_batch_size, steps_per_loop=values.iterations_per_loop,
         save_checkpoints_steps=values.save_checkpoints_steps, keep_checkpoint_max=keep_checkpoint_max,
         gradient_accumulation_steps=getattr(values, "gradient_accumulation_steps", 1),
-        jit_compile=values.jit_compile, recompute=values.recompute, log_every_steps=values.log_every_steps, seq_length=seq * examples_per_row,
+        jit_compile=values.jit_compile, recompute=values.recompute, log_every_steps=values.log_every_steps,
+        seq_length=seq * examples_per_row,
         flops_per_example=3.0 * per_sequence * examples_per_row)
 
 

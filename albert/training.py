@@ -26,6 +26,7 @@ import tensorflow as tf
 
 from albert.atomic import write_text
 from albert.errors import AlbertError
+from albert.progress import ProgressMeter
 
 
 # Training stops, before saving, when the mean loss of a step exceeds this many times the first of the run (or 1):
@@ -49,14 +50,13 @@ class LoopConfig:
     jit_compile: bool = False
     recompute: bool = False  # activation recomputation in every encoder of the model (albert.recompute)
     clip_norm: float = 1.0
-    # Progress: a line every `log_every_steps` steps; 0 = about every LOG_SECONDS (in one process; a multi-worker
-    # run, whose workers must call the loop alike, logs every `steps_per_loop`). Tokens/s and MFU need these two.
+    # Progress (albert.progress): a line every `log_every_steps` steps; 0 = about every 30 s (in one process; a
+    # multi-worker run, whose workers must call the loop alike, logs every `steps_per_loop`). Tokens/s and MFU need
+    # these two.
     log_every_steps: int = 0
     seq_length: int = 0
     flops_per_example: float = 0.0  # model FLOPs of one training example (forward + backward), albert.info
 
-
-LOG_SECONDS = 30.0
 
 
 def set_precision(mixed_precision: str):
@@ -307,7 +307,7 @@ class Trainer:
                 self._checkpoint_handled(on_checkpoint, resumed, self.resumed_from)
         if self._train_fn is None:
             self._train_fn = self._build_train_fn()
-        meter = _Meter(self, c)
+        meter = ProgressMeter(self, c)
         results, first_loss = {}, None
         while self.step < c.num_train_steps:
             step = self.step
@@ -394,61 +394,3 @@ class Trainer:
                 num, den = totals.get(name, (0.0, 0.0))
                 totals[name] = (num + float(n), den + float(d))
         return {name: n / d if d else 0.0 for name, (n, d) in totals.items()}
-
-
-class _Meter:
-    """How many steps each call of the compiled loop runs, and the progress line after it: loss and metrics,
-    examples/s, tokens/s, achieved FLOP/s and MFU (against this device's measured GEMM ceiling), ETA. The first
-    call of a process runs one step, since it traces (and compiles): it is left out of the rates and the ETA."""
-
-    def __init__(self, trainer: Trainer, config: LoopConfig):
-        self.config, self.first = config, True
-        self.examples_per_step = config.global_batch_size * config.gradient_accumulation_steps
-        workers = trainer._topology()[0]
-        self.adaptive = config.log_every_steps == 0 and workers == 1  # workers must run identical calls
-        self.every = config.log_every_steps or config.steps_per_loop
-        self.seconds_per_step = None
-        self.timed_steps, self.timed_seconds = 0, 0.0
-        self.replicas = trainer.strategy.num_replicas_in_sync
-        self.peak, self.rates = None, {}
-        if config.flops_per_example:
-            from albert.info import gemm_ceiling
-
-            compute = keras.mixed_precision.global_policy().compute_dtype
-            self.peak = gemm_ceiling(compute, repeats=3) * self.replicas
-
-    def next_call_steps(self, step: int) -> int:
-        c = self.config
-        steps = min(c.steps_per_loop, c.num_train_steps - step,
-                    c.save_checkpoints_steps - step % c.save_checkpoints_steps)
-        if self.first:
-            return 1
-        if self.adaptive:
-            return max(1, min(steps, int(LOG_SECONDS / max(self.seconds_per_step, 1e-6))))
-        return min(steps, self.every)
-
-    def line(self, step: int, steps: int, seconds: float, results: dict) -> str:
-        c = self.config
-        text = (f"step {step}/{c.num_train_steps} loss {results['loss']:.8f} "
-                + " ".join(f"{k} {v:.4f}" for k, v in results.items() if k != "loss"))
-        self.seconds_per_step = seconds / steps
-        self.rates = {}
-        if self.first:
-            self.first = False
-            return text + f" | first call (tracing, compiling): {seconds:.1f} s"
-        self.timed_steps += steps
-        self.timed_seconds += seconds
-        examples = steps * self.examples_per_step / max(seconds, 1e-9)
-        self.rates["examples_per_second"] = examples
-        text += f" | {examples:,.1f} examples/s"
-        if c.seq_length:
-            self.rates["tokens_per_second"] = examples * c.seq_length
-            text += f", {examples * c.seq_length:,.0f} tokens/s"
-        if c.flops_per_example:
-            flops = examples * c.flops_per_example
-            text += f", {flops / 1e9:,.1f} GFLOP/s"
-            if self.peak:
-                self.rates["mfu"] = flops / self.peak
-                text += f" (MFU {flops / self.peak:.0%})"
-        eta = self.timed_seconds / self.timed_steps * (c.num_train_steps - step)
-        return text + f", ETA {eta:,.0f} s"

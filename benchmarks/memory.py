@@ -14,7 +14,6 @@ import argparse
 import json
 import os
 import resource
-import subprocess
 import sys
 import tempfile
 import time
@@ -27,29 +26,16 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 def worker(args) -> dict:
     import tensorflow as tf
 
-    from albert import AlbertConfig, AlbertPretrainer
-    from albert.distribute import create_strategy
-    from albert.modeling import set_recompute
-    from albert.optimization import create_optimizer
-    from albert.tasks.pretraining import pretraining_loss
-    from albert.training import LoopConfig, Trainer, set_precision
-    from throughput import synthetic_batch
+    from albert import AlbertConfig
+    from albert.info import default_predictions
+    from throughput import pretraining_trainer
 
     config = AlbertConfig.preset(args.preset)
     b, t = args.batch_size, args.seq_length
-    p = max(20, -(-15 * t // 100))
-    set_precision(args.precision)
-    tf.keras.utils.set_random_seed(0)
-    strategy = create_strategy("one_device")
-    with strategy.scope():
-        model = AlbertPretrainer(config)
-        optimizer = create_optimizer(1e-4, 1000, 10, "lamb", model=model)
-    set_recompute(model, args.recompute == "on")
+    p = default_predictions(t)
     with tempfile.TemporaryDirectory() as tmp:
-        loop = LoopConfig(output_dir=tmp, num_train_steps=1000, global_batch_size=b)
-        trainer = Trainer(strategy, model, optimizer, pretraining_loss, loop)
-        dataset = tf.data.Dataset.from_tensors(synthetic_batch(config, b, t, p)).repeat()
-        iterator = trainer.local_iterator(lambda ctx, size: dataset, b)
+        trainer, iterator, _, _ = pretraining_trainer(config, args.precision, b, t, p, tmp,
+                                                      recompute=args.recompute == "on")
         trainer.train_steps(iterator, 1)  # traces (its peak, graph building included, is the process peak)
         tf.config.experimental.reset_memory_stats("CPU:0")
         seconds = float("inf")
@@ -81,6 +67,7 @@ def main(argv=None):
 
     from albert.config import AlbertConfig
     from albert.info import training_memory
+    from throughput import worker_result
 
     config = AlbertConfig.preset(args.preset)
     print(f"{args.preset}, T={args.seq_length}; measured = TensorFlow's peak tensor memory over the timed steps\n")
@@ -94,18 +81,17 @@ def main(argv=None):
                 cmd = [sys.executable, os.path.abspath(__file__), "--worker", f"--preset={args.preset}",
                        f"--seq_length={args.seq_length}", f"--batch_size={b}", f"--precision={precision}",
                        f"--recompute={recompute}", f"--steps={args.steps}"]
-                proc = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"))
-                lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
-                if proc.returncode or not lines:
-                    print(f"| {b} | {precision} | {recompute} | failed: {(proc.stderr.strip().splitlines() or ['?'])[-1][:150]} |")
+                r = worker_result(cmd)
+                if "error" in r:
+                    print(f"| {b} | {precision} | {recompute} | failed: {r['error']} |")
                     continue
-                r = json.loads(lines[-1][len("RESULT "):])
                 estimate = training_memory(config, b, args.seq_length, precision, recompute == "on",
                                            r["predictions"])["total"] / 2 ** 20
                 base_step = r["step_s"] if recompute == "off" else base_step
                 slower = f"{r['step_s'] / base_step - 1:+.0%}" if base_step and recompute == "on" else "-"
                 print(f"| {b} | {precision} | {recompute} | {estimate:,.0f} MiB | {r['measured_mib']:,.0f} MiB | "
-                      f"{estimate / r['measured_mib']:.2f} | {r['process_peak_mib']:,.0f} MiB | {r['step_s']:.2f} | {slower} |", flush=True)
+                      f"{estimate / r['measured_mib']:.2f} | {r['process_peak_mib']:,.0f} MiB | {r['step_s']:.2f} | "
+                      f"{slower} |", flush=True)
     return 0
 
 

@@ -127,35 +127,46 @@ def cpu_evidence() -> str:
 
 
 # ------------------------------------------------------------------------------------------------------ workers
-def pretrain_worker(args) -> dict:
-    """The project's pretraining step (+ inference and SavedModel when asked)."""
+def pretraining_trainer(config, precision: str, batch_size: int, seq_length: int, predictions: int, output_dir: str,
+                        jit_compile: bool = False, recompute: bool = False):
+    """The pretrainer with LAMB in the project's training loop, on one synthetic batch repeated (seed 0):
+    (trainer, its iterator, the model, the batch). benchmarks/memory.py uses it too."""
     import tensorflow as tf
 
     from albert import AlbertPretrainer
     from albert.distribute import create_strategy
-    from albert.export import export_encoder
-    from albert.info import forward_flops_per_token, train_flops_per_step
     from albert.optimization import create_optimizer
     from albert.tasks.pretraining import pretraining_loss
     from albert.training import LoopConfig, Trainer, set_precision
 
-    config = load_config(args)
-    b, t, xla = args.batch_size, args.seq_length, args.xla == "on"
-    p = args.predictions or max(20, -(-15 * t // 100))
-    set_precision(args.precision)
+    set_precision(precision)
     tf.keras.utils.set_random_seed(0)
     strategy = create_strategy("one_device")
     with strategy.scope():
         model = AlbertPretrainer(config)
         optimizer = create_optimizer(1e-4, 1000, 10, "lamb", model=model)
+    loop = LoopConfig(output_dir=output_dir, num_train_steps=1000, global_batch_size=batch_size,
+                      jit_compile=jit_compile, recompute=recompute)
+    trainer = Trainer(strategy, model, optimizer, pretraining_loss, loop)
+    batch = synthetic_batch(config, batch_size, seq_length, predictions)
+    dataset = tf.data.Dataset.from_tensors(batch).repeat()
+    return trainer, trainer.local_iterator(lambda ctx, size: dataset, batch_size), model, batch
+
+
+def pretrain_worker(args) -> dict:
+    """The project's pretraining step (+ inference and SavedModel when asked)."""
+    import tensorflow as tf
+
+    from albert.export import export_encoder
+    from albert.info import default_predictions, forward_flops_per_token, train_flops_per_step
+
+    config = load_config(args)
+    b, t, xla = args.batch_size, args.seq_length, args.xla == "on"
+    p = args.predictions or default_predictions(t)
     result = {"predictions": p}
     with tempfile.TemporaryDirectory() as tmp:
-        loop = LoopConfig(output_dir=tmp, num_train_steps=1000, global_batch_size=b, jit_compile=xla,
-                          recompute=args.recompute)
-        trainer = Trainer(strategy, model, optimizer, pretraining_loss, loop)
-        batch = synthetic_batch(config, b, t, p)
-        dataset = tf.data.Dataset.from_tensors(batch).repeat()
-        iterator = trainer.local_iterator(lambda ctx, size: dataset, b)
+        trainer, iterator, model, batch = pretraining_trainer(config, args.precision, b, t, p, tmp, xla,
+                                                              args.recompute)
         trainer.train_steps(iterator, 1)  # traces and compiles
         tf.config.experimental.reset_memory_stats("CPU:0")
         train_seconds = timed([lambda: trainer.train_steps(iterator, 1)], args.steps)[0]
@@ -281,6 +292,11 @@ def run_worker(args, kind: str, t: int, precision: str, xla: str, *extra) -> dic
                f"--predictions={args.predictions}", f"--preset={args.preset}", *extra]
         if args.albert_config_file:
             cmd.append(f"--albert_config_file={args.albert_config_file}")
+    return worker_result(cmd)
+
+
+def worker_result(cmd: list) -> dict:
+    """Run a benchmark worker process: the dict of its `RESULT <json>` line, or {"error": its last stderr line}."""
     proc = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"))
     lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
     if proc.returncode or not lines:
@@ -364,7 +380,8 @@ def main(argv=None):
             plain = run_worker(args, "pretrain", t, precision, "off")
             again = run_worker(args, "pretrain", t, precision, "off", "--recompute")
             if "error" in plain or "error" in again:
-                print(f"| {t} | {precision} | {rate(plain, 'train_tokens_per_s')} | {rate(again, 'train_tokens_per_s')} |")
+                print(f"| {t} | {precision} | {rate(plain, 'train_tokens_per_s')} | "
+                      f"{rate(again, 'train_tokens_per_s')} |")
                 continue
             print(f"| {t} | {precision} | {plain['train_tokens_per_s']:,.0f} | {again['train_tokens_per_s']:,.0f} | "
                   f"{again['train_tokens_per_s'] / plain['train_tokens_per_s'] - 1:+.0%} | "

@@ -75,3 +75,47 @@ def step_losses(stdout):
             parts = line.split()
             out[int(parts[1].split("/")[0])] = float(parts[3])
     return out
+
+
+# A training script's head for a process whose CPU is split into two logical devices (which must happen before
+# TensorFlow starts, hence a subprocess): `train_losses(strategy, output_dir, steps, **loop_options)` trains the
+# tiny pretrainer (seed 0, LAMB, global batch 8) on the records and returns (per-step losses, model).
+TWO_CPUS = r"""
+import json, sys
+import tensorflow as tf
+cpu = tf.config.list_physical_devices("CPU")[0]
+tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
+import keras
+from albert import AlbertConfig, AlbertPretrainer
+from albert.input_pipeline import pretraining_dataset
+from albert.optimization import create_optimizer
+from albert.tasks.pretraining import pretraining_loss
+from albert.training import LoopConfig, Trainer
+
+records, config_file, out = sys.argv[1:4]
+config = AlbertConfig.from_json_file(config_file)
+
+
+def train_losses(strategy, output_dir, steps, **loop_options):
+    keras.utils.set_random_seed(0)
+    with strategy.scope():
+        model = AlbertPretrainer(config)
+        optimizer = create_optimizer(0.01, steps, 1, "lamb", model=model)
+    loop = LoopConfig(output_dir=output_dir, num_train_steps=steps, global_batch_size=8, steps_per_loop=1,
+                      save_checkpoints_steps=steps, **loop_options)
+    trainer = Trainer(strategy, model, optimizer, pretraining_loss, loop)
+    lines = []
+    trainer.train(lambda ctx, batch: pretraining_dataset([records], 16, 3, batch, True, ctx), log=lines.append)
+    return [float(l.split()[3]) for l in lines if l.startswith("step ")], model
+"""
+
+
+def run_on_two_cpus(body: str, tmp_path, **config_changes) -> dict:
+    """Run TWO_CPUS + `body` (which prints `RESULT <json>`) on 32 records and the tiny config: the JSON."""
+    records = write_original_records(str(tmp_path / "train.tfrecord"), 32)
+    config = write_config(str(tmp_path / "config.json"), **config_changes)
+    env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2")
+    proc = subprocess.run([sys.executable, "-c", TWO_CPUS + body, records, config, str(tmp_path)],
+                          capture_output=True, text=True, timeout=300, env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(next(line for line in proc.stdout.splitlines() if line.startswith("RESULT "))[7:])

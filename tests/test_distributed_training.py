@@ -11,35 +11,13 @@ import pytest
 import tensorflow as tf
 
 from tests.helpers import ROOT
-from tests.pretraining_helpers import run_pretraining, write_config, write_original_records
+from tests.pretraining_helpers import run_on_two_cpus, run_pretraining, write_config, write_original_records
 
 MIRRORED = r"""
-import json, sys
-import tensorflow as tf
-cpu = tf.config.list_physical_devices("CPU")[0]
-tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
-import keras
-from albert import AlbertConfig, AlbertPretrainer
-from albert.input_pipeline import pretraining_dataset
-from albert.optimization import create_optimizer
-from albert.tasks.pretraining import pretraining_loss
-from albert.training import LoopConfig, Trainer
-
-records, config_file, out = sys.argv[1:4]
-config = AlbertConfig.from_json_file(config_file)
 losses = {}
 for name, strategy in (("one", tf.distribute.OneDeviceStrategy("/cpu:0")),
                        ("mirrored", tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"]))):
-    keras.utils.set_random_seed(0)
-    with strategy.scope():
-        model = AlbertPretrainer(config)
-        optimizer = create_optimizer(0.01, 5, 1, "lamb", model=model)
-    loop = LoopConfig(output_dir=f"{out}/{name}", num_train_steps=5, global_batch_size=8, steps_per_loop=1,
-                      save_checkpoints_steps=5)
-    trainer = Trainer(strategy, model, optimizer, pretraining_loss, loop)
-    lines = []
-    trainer.train(lambda ctx, batch: pretraining_dataset([records], 16, 3, batch, True, ctx), log=lines.append)
-    losses[name] = [float(l.split()[3]) for l in lines if l.startswith("step ")]
+    losses[name], _ = train_losses(strategy, f"{out}/{name}", 5)
     losses[name + "_replicas"] = strategy.num_replicas_in_sync
 print("RESULT " + json.dumps(losses))
 """
@@ -47,13 +25,7 @@ print("RESULT " + json.dumps(losses))
 
 @pytest.mark.slow
 def test_mirrored_loss_trajectory_equals_one_device(tmp_path):
-    records = write_original_records(str(tmp_path / "train.tfrecord"), 32)
-    config = write_config(str(tmp_path / "config.json"))
-    env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2")
-    proc = subprocess.run([sys.executable, "-c", MIRRORED, records, config, str(tmp_path)], capture_output=True,
-                          text=True, timeout=300, env=env)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    result = json.loads(next(l for l in proc.stdout.splitlines() if l.startswith("RESULT "))[7:])
+    result = run_on_two_cpus(MIRRORED, tmp_path)
     assert result["one_replicas"] == 1 and result["mirrored_replicas"] == 2
     assert len(result["one"]) == len(result["mirrored"]) == 5
     np.testing.assert_allclose(result["mirrored"], result["one"], atol=1e-4, rtol=0)

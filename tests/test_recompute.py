@@ -1,11 +1,6 @@
 """Activation recomputation (--recompute) changes memory, not numbers: the same loss, gradients and dropout draws
 on one device (graph and XLA) and under MirroredStrategy (2 logical CPUs), and the blocks really run again."""
 
-import json
-import os
-import subprocess
-import sys
-
 import keras
 import numpy as np
 import pytest
@@ -15,8 +10,7 @@ from albert import AlbertConfig, AlbertPretrainer
 from albert.modeling import AttentionBlock, FeedForwardBlock, set_recompute
 from albert.recompute import seed_generators
 from albert.tasks.pretraining import pretraining_loss
-from tests.helpers import ROOT
-from tests.pretraining_helpers import write_config, write_original_records
+from tests.pretraining_helpers import run_on_two_cpus
 
 # Dropout on, two groups with two inner blocks each over three layers: shared blocks are applied several times.
 CONFIG = AlbertConfig(vocab_size=60, embedding_size=8, hidden_size=16, num_hidden_layers=3, num_attention_heads=2,
@@ -105,32 +99,10 @@ def test_set_recompute_reaches_every_encoder_and_only_training_recomputes(model)
 
 
 MIRRORED = r"""
-import json, sys
-import tensorflow as tf
-cpu = tf.config.list_physical_devices("CPU")[0]
-tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
-import keras
-from albert import AlbertConfig, AlbertPretrainer
-from albert.input_pipeline import pretraining_dataset
-from albert.optimization import create_optimizer
-from albert.tasks.pretraining import pretraining_loss
-from albert.training import LoopConfig, Trainer
-
-records, config_file, out = sys.argv[1:4]
-config = AlbertConfig.from_json_file(config_file)
 losses = {}
 strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
 for recompute in (False, True):
-    keras.utils.set_random_seed(0)
-    with strategy.scope():
-        model = AlbertPretrainer(config)
-        optimizer = create_optimizer(0.01, 4, 1, "lamb", model=model)
-    loop = LoopConfig(output_dir=f"{out}/{recompute}", num_train_steps=4, global_batch_size=8, steps_per_loop=1,
-                      save_checkpoints_steps=4, recompute=recompute)
-    trainer = Trainer(strategy, model, optimizer, pretraining_loss, loop)
-    lines = []
-    trainer.train(lambda ctx, batch: pretraining_dataset([records], 16, 3, batch, True, ctx), log=lines.append)
-    losses[str(recompute)] = [float(l.split()[3]) for l in lines if l.startswith("step ")]
+    losses[str(recompute)], model = train_losses(strategy, f"{out}/{recompute}", 4, recompute=recompute)
     losses["set"] = model.encoder.recompute
 print("RESULT " + json.dumps(losses))
 """
@@ -138,14 +110,8 @@ print("RESULT " + json.dumps(losses))
 
 @pytest.mark.slow
 def test_recompute_under_mirrored_gives_the_same_losses(tmp_path):
-    records = write_original_records(str(tmp_path / "train.tfrecord"), 32)
-    config = write_config(str(tmp_path / "config.json"), hidden_dropout_prob=0.1, attention_probs_dropout_prob=0.1,
-                          inner_group_num=2)
-    env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2")
-    proc = subprocess.run([sys.executable, "-c", MIRRORED, records, config, str(tmp_path)], capture_output=True,
-                          text=True, timeout=300, env=env)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    result = json.loads(next(l for l in proc.stdout.splitlines() if l.startswith("RESULT "))[7:])
+    result = run_on_two_cpus(MIRRORED, tmp_path, hidden_dropout_prob=0.1, attention_probs_dropout_prob=0.1,
+                             inner_group_num=2)
     assert result["set"] is True and len(result["False"]) == len(result["True"]) == 4
     np.testing.assert_allclose(result["True"], result["False"], atol=1e-5, rtol=0)
     assert abs(result["False"][0] - result["False"][-1]) > 1e-3  # the weights did move
