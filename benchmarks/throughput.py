@@ -29,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
@@ -190,23 +191,26 @@ def pretrain_worker(args) -> dict:
     return result
 
 
-def encoder_worker(args) -> dict:
-    """Encoder train step (forward + backward + AdamW) and forward pass of ours and, when installed, keras-hub's
-    backbone built from the same config: in one process, timed in turns (a drift of the machine favours neither)."""
+def encoder_steps(config, precision: str, batch_size: int, seq_length: int, impls=("ours",), xla: bool = False,
+                  seed: int = 0) -> dict:
+    """{implementation: (train, forward)}: zero-argument calls of one encoder train step (forward + backward + AdamW
+    on mean(sequence_output^2)) and one forward pass, for ours and (in `impls`) keras-hub's `AlbertBackbone` built
+    from the same config, on one synthetic batch. benchmarks/profile_step.py uses it too."""
     import keras
     import tensorflow as tf
 
     from albert import AlbertEncoder
     from albert.training import set_precision
 
-    config = load_config(args)
-    b, t, xla = args.batch_size, args.seq_length, args.xla == "on"
-    set_precision(args.precision)
-    keras.utils.set_random_seed(0)
-    batch = synthetic_batch(config, b, t, 1)
+    b, t = batch_size, seq_length
+    # the loss uses sequence_output only: Keras warns that the pooler gets no gradient
+    warnings.filterwarnings("ignore", message="Gradients do not exist")
+    set_precision(precision)
+    keras.utils.set_random_seed(seed)
+    batch = synthetic_batch(config, b, t, 1, seed)
     models = {"ours": (AlbertEncoder(config), {k: tf.constant(batch[k])
                                                for k in ("input_ids", "input_mask", "segment_ids")})}
-    if args.impl == "keras_hub":
+    if "keras_hub" in impls:
         import keras_hub
 
         hub = keras_hub.models.AlbertBackbone(
@@ -218,8 +222,8 @@ def encoder_worker(args) -> dict:
         models["keras_hub"] = (hub, {"token_ids": tf.constant(batch["input_ids"]),
                                      "segment_ids": tf.constant(batch["segment_ids"]),
                                      "padding_mask": tf.constant(batch["input_mask"])})
-    calls = []
-    for model, inputs in models.values():
+    steps = {}
+    for name, (model, inputs) in models.items():
         optimizer = keras.optimizers.AdamW(1e-5)
         optimizer.build(model.trainable_variables)
 
@@ -233,11 +237,20 @@ def encoder_worker(args) -> dict:
 
         train = tf.function(train_step, jit_compile=xla)
         forward = tf.function(lambda x, model=model: model(x, training=False)["sequence_output"], jit_compile=xla)
-        calls += [lambda train=train, inputs=inputs: train(inputs).numpy(),
-                  lambda forward=forward, inputs=inputs: forward(inputs).numpy()]
-    seconds = timed(calls, args.steps)
+        steps[name] = (lambda train=train, inputs=inputs: train(inputs).numpy(),
+                       lambda forward=forward, inputs=inputs: forward(inputs).numpy())
+    return steps
+
+
+def encoder_worker(args) -> dict:
+    """Encoder train step and forward pass of ours and, when installed, keras-hub's backbone built from the same
+    config: in one process, timed in turns (a drift of the machine favours neither)."""
+    b, t = args.batch_size, args.seq_length
+    impls = ("ours", "keras_hub") if args.impl == "keras_hub" else ("ours",)
+    steps = encoder_steps(load_config(args), args.precision, b, t, impls, args.xla == "on")
+    seconds = timed([call for pair in steps.values() for call in pair], args.steps)
     result = {"peak_rss_mib": peak_rss_mib()}
-    for i, name in enumerate(models):
+    for i, name in enumerate(steps):
         result[f"{name}_train_tokens_per_s"] = b * t / seconds[2 * i]
         result[f"{name}_infer_tokens_per_s"] = b * t / seconds[2 * i + 1]
     return result
