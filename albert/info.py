@@ -122,6 +122,9 @@ def training_memory(config: AlbertConfig, batch_size: int, seq_length: int, prec
     weights, gradients, two optimizer slots and the update's temporaries (24 bytes a parameter), the activations
     kept for the backward pass and the masked-LM logits [B,P,V] (float32 logits, their softmax and its gradient).
 
+    Under mixed precision every block application casts its block's weights to the compute dtype, and the backward
+    pass needs that copy again: one copy per application is kept (per application in flight with `recompute`).
+
     With `recompute` a block application keeps only its float32 input [B,T,H]; while the backward pass goes through
     an application, its recomputed activations and its weight gradients (with their running sum) exist, for one
     application at a time. Checked against TensorFlow's peak tensor memory by benchmarks/memory.py."""
@@ -129,15 +132,19 @@ def training_memory(config: AlbertConfig, batch_size: int, seq_length: int, prec
     predictions = default_predictions(seq_length) if predictions is None else predictions
     states = sum(parameter_breakdown(config).values()) * 24
     act = activation_bytes(config, batch_size, seq_length, precision)
+    block = sum(sharing_groups(config).values())
+    copy = block * {"fp32": 0, "bf16": 2, "fp16": 2}[precision]
     if recompute:
         kept = act["block_applications"] * batch_size * seq_length * c.hidden_size * 4
-        block_gradients = 2 * sum(sharing_groups(config).values()) * 4
+        block_gradients = 2 * block * 4
         activations = kept + act["per_block_application"] + block_gradients + act["embeddings"]
+        copies = copy
     else:
         activations = act["total"]
+        copies = copy * act["block_applications"]
     logits = batch_size * predictions * c.vocab_size * 4 * 3
-    return {"weights_gradients_optimizer": states, "activations": activations, "mlm_logits": logits,
-            "total": states + activations + logits}
+    return {"weights_gradients_optimizer": states, "activations": activations, "weight_copies": copies,
+            "mlm_logits": logits, "total": states + activations + copies + logits}
 
 
 MEMORY_SIZES_GIB = (16, 80)
@@ -186,6 +193,8 @@ def report(config: AlbertConfig, batch_size: int, seq_length: int, precision: st
               f"  weights, gradients, 2 optimizer slots, update (fp32) "
               f"{_fmt_bytes(memory[False]['weights_gradients_optimizer']):>8}",
               f"  masked-LM logits {_fmt_bytes(memory[False]['mlm_logits']):>21}",
+              f"  {precision} weight copies {_fmt_bytes(memory[False]['weight_copies']):>17}   "
+              f"with --recompute {_fmt_bytes(memory[True]['weight_copies'])}",
               f"  peak {_fmt_bytes(memory[False]['total']):>33}   with --recompute {_fmt_bytes(memory[True]['total'])}",
               "", f"Largest training batch at T={seq_length} (estimate; the framework's own workspace not included)",
               "  memory    fp32   fp32 --recompute   bf16   bf16 --recompute"]
