@@ -8,6 +8,7 @@ the process's peak RSS is shown beside it (TensorFlow's runtime and the traced g
 
     python benchmarks/memory.py                                   # base, T=512, batch 2 and 8, recompute off/on
     python benchmarks/memory.py --batch_sizes 2,4 --seq_length 256 --precisions fp32,bf16
+    python benchmarks/memory.py --xla on --batch_sizes 8          # under XLA: compare the peak RSS
 """
 
 import argparse
@@ -35,7 +36,7 @@ def worker(args) -> dict:
     p = default_predictions(t)
     with tempfile.TemporaryDirectory() as tmp:
         trainer, iterator, _, _ = pretraining_trainer(config, args.precision, b, t, p, tmp,
-                                                      recompute=args.recompute == "on")
+                                                      jit_compile=args.xla == "on", recompute=args.recompute == "on")
         trainer.train_steps(iterator, 1)  # traces (its peak, graph building included, is the process peak)
         tf.config.experimental.reset_memory_stats("CPU:0")
         seconds = float("inf")
@@ -57,6 +58,8 @@ def main(argv=None):
     parser.add_argument("--precisions", default="fp32")
     parser.add_argument("--recompute", default="off,on", help="off, on or off,on")
     parser.add_argument("--steps", type=int, default=2, help="timed steps per setting (after one that traces)")
+    parser.add_argument("--xla", choices=("off", "on"), default="off",
+                        help="--jit_compile: XLA's CPU buffers are not in TensorFlow's count, compare peak RSS then")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--batch_size", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--precision", help=argparse.SUPPRESS)
@@ -70,7 +73,8 @@ def main(argv=None):
     from throughput import worker_result
 
     config = AlbertConfig.preset(args.preset)
-    print(f"{args.preset}, T={args.seq_length}; measured = TensorFlow's peak tensor memory over the timed steps\n")
+    print(f"{args.preset}, T={args.seq_length}, XLA {args.xla}; measured = TensorFlow's peak tensor memory over the "
+          "timed steps\n")
     print("| batch | precision | recompute | estimate | measured | estimate / measured | process peak RSS | step s "
           "| step time vs off |")
     print("|---|---|---|---|---|---|---|---|---|")
@@ -80,7 +84,7 @@ def main(argv=None):
             for recompute in args.recompute.split(","):
                 cmd = [sys.executable, os.path.abspath(__file__), "--worker", f"--preset={args.preset}",
                        f"--seq_length={args.seq_length}", f"--batch_size={b}", f"--precision={precision}",
-                       f"--recompute={recompute}", f"--steps={args.steps}"]
+                       f"--recompute={recompute}", f"--steps={args.steps}", f"--xla={args.xla}"]
                 r = worker_result(cmd)
                 if "error" in r:
                     print(f"| {b} | {precision} | {recompute} | failed: {r['error']} |")
