@@ -88,6 +88,9 @@ def gemm_ceiling(dtype_name: str, size: int = 2048, repeats: int = 10) -> float:
     return 2.0 * size ** 3 / best
 
 
+COMPUTE_BYTES = {"fp32": 4, "bf16": 2, "fp16": 2}  # bytes of a value in each --mixed_precision's compute dtype
+
+
 def activation_bytes(config: AlbertConfig, batch_size: int, seq_length: int, precision: str = "fp32") -> dict:
     """Estimate of the activations a training step keeps for the backward pass.
 
@@ -99,7 +102,7 @@ def activation_bytes(config: AlbertConfig, batch_size: int, seq_length: int, pre
     """
     c = config
     b, t, h, i, n = batch_size, seq_length, c.hidden_size, c.intermediate_size, c.num_attention_heads
-    low = {"fp32": 4, "bf16": 2, "fp16": 2}[precision]
+    low = COMPUTE_BYTES[precision]
     applications = c.num_hidden_layers * c.inner_group_num
     hidden = b * t * ((7 * h + 6 * i) * low + 2 * h * 4)
     attention = b * n * t * t * (4 + (low if low != 4 else 0))
@@ -133,7 +136,7 @@ def training_memory(config: AlbertConfig, batch_size: int, seq_length: int, prec
     states = sum(parameter_breakdown(config).values()) * 24
     act = activation_bytes(config, batch_size, seq_length, precision)
     block = sum(sharing_groups(config).values())
-    copy = block * {"fp32": 0, "bf16": 2, "fp16": 2}[precision]
+    copy = 0 if precision == "fp32" else block * COMPUTE_BYTES[precision]  # fp32 reads the variables as they are
     if recompute:
         kept = act["block_applications"] * batch_size * seq_length * c.hidden_size * 4
         block_gradients = 2 * block * 4

@@ -8,7 +8,7 @@ the process's peak RSS is shown beside it (TensorFlow's runtime and the traced g
 
     python benchmarks/memory.py                                   # base, T=512, batch 2 and 8, recompute off/on
     python benchmarks/memory.py --batch_sizes 2,4 --seq_length 256 --precisions fp32,bf16
-    python benchmarks/memory.py --xla on --batch_sizes 8          # under XLA: compare the peak RSS
+    python benchmarks/memory.py --xla on --batch_sizes 8          # the same under --jit_compile
 """
 
 import argparse
@@ -59,7 +59,7 @@ def main(argv=None):
     parser.add_argument("--recompute", default="off,on", help="off, on or off,on")
     parser.add_argument("--steps", type=int, default=2, help="timed steps per setting (after one that traces)")
     parser.add_argument("--xla", choices=("off", "on"), default="off",
-                        help="--jit_compile: XLA's CPU buffers are not in TensorFlow's count, compare peak RSS then")
+                        help="--jit_compile (XLA's buffers come from TensorFlow's allocator: counted too)")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--batch_size", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--precision", help=argparse.SUPPRESS)

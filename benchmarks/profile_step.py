@@ -26,13 +26,12 @@ import os
 import re
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-GEMM = re.compile(r"^_?(Mkl|Fused|MklFused|MklNative)*(MatMul|BatchMatMul|BatchMatMulV2|BatchMatMulV3|Einsum|Conv2D)")
-KINDS = [  # (kind, op types), first match wins; anything else is "other"
+GEMM = re.compile(r"^_?(Mkl|Fused|Native)*(MatMul|BatchMatMul|Einsum|Conv2D)")  # _MklMatMul, _MklFusedMatMul, ...
+KINDS = [  # (kind, op types) besides GEMM; any other op type counts as elementwise
     ("cast", {"Cast"}),
     ("reduction", {"Sum", "Mean", "AddN", "BiasAddGrad", "Max", "Prod", "UnsortedSegmentSum", "L2Loss"}),
     ("layout", {"Transpose", "_MklTranspose", "Reshape", "Tile", "ConcatV2", "Pack", "Slice", "StridedSlice",
@@ -76,10 +75,9 @@ def profile(call, steps: int) -> tuple:
     """(wall seconds per step, {op type: seconds per step}) of `call`, traced for `steps` calls after warm-up."""
     import tensorflow as tf
 
-    call(), call()
-    start = time.perf_counter()
-    call()
-    wall = time.perf_counter() - start
+    from throughput import timed
+
+    wall = timed([call], 2)[0]  # after one untimed call (tracing)
     with tempfile.TemporaryDirectory() as trace_dir:
         tf.profiler.experimental.start(trace_dir)
         for _ in range(steps):

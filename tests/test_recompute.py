@@ -125,6 +125,7 @@ def test_recompute_casts_a_blocks_weights_when_its_application_runs_not_all_at_o
     copy = (4 * 128 * 128 + 2 * 128 * 2048) * 2
     assert peak_step_bytes(12) - peak_step_bytes(2) < 4 * copy
 
+
 def test_set_recompute_reaches_every_encoder_and_only_training_recomputes(model):
     assert set_recompute(model, True) == 1 and model.encoder.recompute
     inputs = {k: batch()[k] for k in ("input_ids", "input_mask", "segment_ids")}
