@@ -57,7 +57,7 @@ def main(argv):
         export.export_encoder(model.encoder, os.path.join(tmp, "encoder"), assets)
         lite = litert.export_tflite(model.encoder, os.path.join(tmp, "encoder", "model.tflite"), export.HUB_INPUTS,
                                     seq_length, ("pooled_output", "sequence_output"), FLAGS.tflite_quantization,
-                                    call=lambda inputs: model.encoder(export.encoder_inputs(inputs), training=False))
+                                    input_map=export.encoder_inputs)
         export.export_encoder(model.encoder, os.path.join(tmp, "mlm"), assets, mlm_model=model)
         export.export_preprocessor(files["spm_model"], FLAGS.do_lower_case, os.path.join(tmp, "preprocessor"),
                                    seq_length)

@@ -26,6 +26,7 @@ import tensorflow as tf
 from albert.atomic import replacing_directory
 from albert.errors import AlbertError
 from albert.preprocessing import InGraphTokenizer  # noqa: F401  (also albert.export.InGraphTokenizer)
+from albert.serialization import float32_copy
 
 HUB_INPUTS = ("input_word_ids", "input_mask", "input_type_ids")
 DEFAULT_SEQ_LENGTH = 128
@@ -65,7 +66,13 @@ def _save(root, path: str, signatures: dict | None, assets: dict | None = None):
 
 
 def export_encoder(encoder, path: str, assets: dict | None = None, mlm_model=None) -> str:
-    """The encoder (or, with `mlm_model` an AlbertPretrainer, the MLM model) as a TF Hub–style SavedModel."""
+    """The encoder (or, with `mlm_model` an AlbertPretrainer, the MLM model) as a TF Hub–style SavedModel,
+    computing in float32 (`float32_copy`)."""
+    if mlm_model is not None:
+        mlm_model = float32_copy(mlm_model)
+        encoder = mlm_model.encoder
+    else:
+        encoder = float32_copy(encoder)
     model = mlm_model if mlm_model is not None else encoder
     root = _root_with_variables(model)
     root.model = model
@@ -94,10 +101,7 @@ def export_encoder(encoder, path: str, assets: dict | None = None, mlm_model=Non
     root.serve_train = tf.function(serve_train, input_signature=[spec])
 
     def signature(inputs):
-        outputs = call(inputs, training=False)
-        flat = {k: v for k, v in outputs.items() if k != "encoder_outputs"}
-        flat.update({f"encoder_outputs_{i}": x for i, x in enumerate(outputs["encoder_outputs"])})
-        return flat
+        return encoder.serving_outputs(call(inputs, training=False))
 
     serving = tf.function(signature, input_signature=[spec])
     return _save(root, path, {"serving_default": serving}, assets)
@@ -131,9 +135,10 @@ def export_preprocessor(sp_model_file: str, do_lower_case: bool, path: str,
 def export_classifier(model, sp_model_file: str, do_lower_case: bool, labels: list | None, pair: bool,
                       seq_length: int, path: str) -> str:
     """A fine-tuned classifier that takes raw strings: `text_a` (and `text_b` for a pair task) -> `probabilities`,
-    `predictions` (label strings; the regression score for one output) and `logits`."""
+    `predictions` (label strings; the regression score for one output) and `logits`; float32."""
     with open(sp_model_file, "rb") as f:
         proto = f.read()
+    model = float32_copy(model)
     root = _root_with_variables(model)
     root.model = model
     root.tokenizer = InGraphTokenizer(proto, do_lower_case)
@@ -166,9 +171,11 @@ def export_packed(model, input_names, output_names, path: str, seq_length: int, 
                   rows_per_example: int | None = None) -> dict:
     """A task model over packed int32 features as a serving SavedModel (`serving_default`: any batch and length)
     and, inside it, `model.tflite` (LiteRT, builtin ops, weights frozen) at `seq_length`. `output_names`: the
-    outputs kept (None: a model returning one tensor, named `logits`). Returns albert.litert's report."""
+    outputs kept (None: a model returning one tensor, named `logits`). Both compute in float32. Returns
+    albert.litert's report."""
     from albert.litert import export_tflite
 
+    model = float32_copy(model)
     spec = {k: _int_spec(k, 3 if rows_per_example else 2) for k in input_names}
     root = _root_with_variables(model)
     root.model = model

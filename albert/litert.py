@@ -23,21 +23,26 @@ QUANTIZATIONS = ("none", "dynamic_int8", "float16")
 
 
 def export_tflite(model, path: str, input_names, seq_length: int, output_names=None, quantization: str = "none",
-                  rows_per_example: int | None = None, call=None) -> dict:
-    """Write `model` as a LiteRT flatbuffer at `path`. `rows_per_example` adds a middle dimension (4 for RACE:
-    inputs [batch, 4, seq_length]). `output_names`: the outputs kept (default all; a model returning one tensor
-    names it `logits`). `call(inputs)`: how the inputs reach the model (default `model(inputs, training=False)`).
-    Returns {"path", "bytes", "ops"}."""
+                  rows_per_example: int | None = None, input_map=None) -> dict:
+    """Write `model` as a LiteRT flatbuffer at `path`, computing in float32 whatever the policy it was built
+    under (LiteRT has no bf16 kernels; quantization applies to the float32 model). `rows_per_example` adds a
+    middle dimension (4 for RACE: inputs [batch, 4, seq_length]). `output_names`: the outputs kept (default all; a
+    model returning one tensor names it `logits`). `input_map(inputs)`: the model's features from the file's
+    inputs (default: the same dict). Returns {"path", "bytes", "ops"}."""
     import keras
     import tensorflow as tf
+
+    from albert.serialization import float32_copy
 
     if quantization not in QUANTIZATIONS:
         raise AlbertError(f"--tflite_quantization {quantization!r} is unknown; use one of {', '.join(QUANTIZATIONS)}")
     shape = [None] + ([rows_per_example] if rows_per_example else []) + [seq_length]
     specs = {name: tf.TensorSpec(shape, tf.int32, name=name) for name in input_names}
 
+    model = float32_copy(model)
+
     def serve(inputs):
-        outputs = call(dict(inputs)) if call is not None else model(dict(inputs), training=False)
+        outputs = model(input_map(dict(inputs)) if input_map else dict(inputs), training=False)
         if not isinstance(outputs, dict):
             outputs = {"logits": outputs}
         return {name: outputs[name] for name in (output_names or sorted(outputs))}

@@ -239,6 +239,13 @@ class AlbertEncoder(PretrainedMixin, ConfigSerializable, keras.Model):
             "embedding_output": embedding_output,
         }
 
+    def serving_outputs(self, outputs: dict) -> dict:
+        """A SavedModel signature holds named tensors, not lists: each block application's output is
+        `encoder_outputs_<i>` (as in the TF Hub encoder's signature)."""
+        flat = {k: v for k, v in outputs.items() if k != "encoder_outputs"}
+        flat.update({f"encoder_outputs_{i}": x for i, x in enumerate(outputs["encoder_outputs"])})
+        return flat
+
 
 def set_recompute(model: keras.Layer, on: bool = True) -> int:
     """Turn activation recomputation on (or off) in every ALBERT encoder inside `model`; returns how many."""

@@ -9,6 +9,7 @@ import pytest
 
 from albert import (AlbertClassifier, AlbertConfig, AlbertEncoder, AlbertMultipleChoice, AlbertSquadV1,
                     AlbertSquadV2)
+from albert.export import encoder_inputs
 from albert.litert import export_tflite
 
 CONFIG = AlbertConfig(vocab_size=128, embedding_size=16, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
@@ -30,9 +31,7 @@ def models():
         "squad_v2": (AlbertSquadV2(CONFIG), PACKED + ("p_mask",), None, None),
         "classifier": (AlbertClassifier(CONFIG, num_labels=3), PACKED, None, None),
         "race": (AlbertMultipleChoice(CONFIG, num_choices=4), PACKED, 4, None),
-        "encoder": (encoder, HUB, None, lambda x: encoder({"input_ids": x["input_word_ids"],
-                                                            "input_mask": x["input_mask"],
-                                                            "segment_ids": x["input_type_ids"]}, training=False)),
+        "encoder": (encoder, HUB, None, encoder_inputs),
     }
 
 
@@ -50,8 +49,8 @@ def feed(names, batch, rows, rng):
     return out
 
 
-def reference(model, call, inputs):
-    outputs = call(inputs) if call else model(inputs, training=False)
+def reference(model, input_map, inputs):
+    outputs = model(input_map(inputs) if input_map else inputs, training=False)
     outputs = outputs if isinstance(outputs, dict) else {"logits": outputs}
     return {k: np.asarray(v) for k, v in outputs.items()}
 
@@ -71,25 +70,25 @@ def interpreters(path):
 def exported(tmp_path_factory):
     directory = tmp_path_factory.mktemp("litert")
     out = {}
-    for name, (model, inputs, rows, call) in models().items():
+    for name, (model, inputs, rows, input_map) in models().items():
         outputs = ("pooled_output", "sequence_output") if name == "encoder" else None
         for quantization in TOLERANCE:
             report = export_tflite(model, str(directory / f"{name}-{quantization}.tflite"), inputs, T, outputs,
-                                   quantization, rows_per_example=rows, call=call)
-            out[name, quantization] = (model, inputs, rows, call, report, outputs)
+                                   quantization, rows_per_example=rows, input_map=input_map)
+            out[name, quantization] = (model, inputs, rows, input_map, report, outputs)
     return out
 
 
 @pytest.mark.parametrize("name", ["squad_v1", "squad_v2", "classifier", "race", "encoder"])
 @pytest.mark.parametrize("quantization", list(TOLERANCE))
 def test_tflite_matches_the_keras_model(exported, name, quantization):
-    model, inputs, rows, call, report, outputs = exported[name, quantization]
+    model, inputs, rows, input_map, report, outputs = exported[name, quantization]
     assert not [op for op in report["ops"] if op.startswith(("Flex", "CUSTOM")) or "VARIABLE" in op], report["ops"]
     assert "FULLY_CONNECTED" in report["ops"] and "BATCH_MATMUL" in report["ops"]
     rng = np.random.default_rng(0)
     for batch in (1, 3):
         features = feed(inputs, batch, rows, rng)
-        expected = reference(model, call, features)
+        expected = reference(model, input_map, features)
         expected = {k: expected[k] for k in outputs or expected}
         for interpreter_name, interpreter in interpreters(report["path"]):
             got = interpreter.get_signature_runner("serve")(**features)
