@@ -15,6 +15,7 @@ import tensorflow as tf
 
 from albert.errors import AlbertError
 from albert.serialization import register
+from albert.unigram import UnigramViterbi
 
 SPIECE_UNDERLINE = "\u2581"
 
@@ -43,6 +44,7 @@ class InGraphTokenizer(tf.Module):
 
         self.do_lower_case = do_lower_case
         self.sentencepiece = text.SentencepieceTokenizer(model=sp_model_proto, out_type=tf.string)
+        self.unigram = UnigramViterbi(sp_model_proto)
         self._space = _char_class(str.isspace)
         self._combining = _char_class(unicodedata.combining)
         self._digit_comma = "(?s).*" + _char_class(str.isdigit) + ","
@@ -58,14 +60,20 @@ class InGraphTokenizer(tf.Module):
         texts = tf.strings.regex_replace(text.normalize_utf8(texts, "NFKD"), self._combining, "")
         return tf.strings.lower(texts, encoding="utf-8") if self.do_lower_case else texts
 
+    def encode_pieces(self, texts):
+        """SentencePiece pieces of [B] strings, [B, (n)]: tensorflow-text normalizes them with the model's rules,
+        `albert.unigram` segments them as the Python `sentencepiece` package does (ties included)."""
+        normalized = tf.strings.reduce_join(self.sentencepiece.tokenize(texts), axis=-1)
+        return self.unigram.encode(normalized)[0]
+
     def pieces(self, texts):
         """encode_pieces, digit-comma rule included: a piece ending in digit+comma is re-encoded without the comma
         (and without a `▁` the original piece did not have), then the comma follows. [B] -> [B, (n)] strings."""
-        pieces = self.sentencepiece.tokenize(self.normalize(texts))
+        pieces = self.encode_pieces(self.normalize(texts))
         flat = pieces.values
         flagged = tf.strings.regex_full_match(flat, self._digit_comma)
         core = tf.strings.regex_replace(tf.strings.regex_replace(flat, ",$", ""), SPIECE_UNDERLINE, "")
-        again = self.sentencepiece.tokenize(tf.where(flagged, core, ""))  # [N, (k)]
+        again = self.encode_pieces(tf.where(flagged, core, ""))  # [N, (k)]
         starts = again.row_splits[:-1]
         nonempty = again.row_lengths() > 0
         first = tf.where(nonempty, tf.gather(tf.concat([again.values, [""]], 0), starts), "")
@@ -139,7 +147,8 @@ class AlbertPreprocessor(keras.layers.Layer):
     """Raw strings -> `{"input_ids", "input_mask", "segment_ids"}` int32 [B, seq_length], in the graph.
 
     Call with a string tensor [B] (single segments) or a pair `(texts_a, texts_b)`; usable inside a model and in
-    `tf.data.Dataset.map`. The SentencePiece model travels inside a `.keras` file (as an asset)."""
+    `tf.data.Dataset.map`. `get_config()` names the SentencePiece model's file (`from_config` reads it again); a
+    `.keras` file carries the model itself as an asset, so it loads where that file is gone."""
 
     ASSET = "spm.model"
 
@@ -151,11 +160,25 @@ class AlbertPreprocessor(keras.layers.Layer):
         if self.seq_length < 3:
             raise AlbertError(f"AlbertPreprocessor: seq_length must be at least 3, got {seq_length}")
         self.tokenizer = None
+        self.spm_model_file = None if spm_model_file is None else os.path.abspath(os.fspath(spm_model_file))
         if spm_model_file is not None:
             if not os.path.isfile(spm_model_file):
                 raise AlbertError(f"{spm_model_file}: SentencePiece model not found")
             with open(spm_model_file, "rb") as f:
                 self._set_model(f.read())
+
+    @classmethod
+    def from_config(cls, config: dict):
+        """The layer of `get_config()`. A SentencePiece file that is gone (a `.keras` file loaded on another
+        machine) is left for `load_assets`, which gives the model the file carried."""
+        config = dict(config)
+        path = config.get("spm_model_file")
+        if path is not None and not os.path.isfile(path):
+            config.pop("spm_model_file")
+            layer = cls(**config)
+            layer.spm_model_file = path
+            return layer
+        return cls(**config)
 
     def _set_model(self, proto: bytes):
         self._proto = proto
@@ -163,7 +186,8 @@ class AlbertPreprocessor(keras.layers.Layer):
 
     def call(self, inputs):
         if self.tokenizer is None:
-            raise AlbertError("AlbertPreprocessor has no SentencePiece model: pass spm_model_file")
+            where = f" ({self.spm_model_file} is gone)" if self.spm_model_file else ""
+            raise AlbertError(f"AlbertPreprocessor has no SentencePiece model{where}: pass spm_model_file")
         segments = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
         segments = [tf.reshape(tf.convert_to_tensor(s, tf.string), [-1]) for s in segments]
         packed = self.tokenizer.pack([self.tokenizer.tokenize(s) for s in segments], self.seq_length)
@@ -176,8 +200,8 @@ class AlbertPreprocessor(keras.layers.Layer):
         return {k: keras.KerasTensor(shape, dtype="int32") for k in ("input_ids", "input_mask", "segment_ids")}
 
     def get_config(self) -> dict:
-        return {"name": self.name, "trainable": self.trainable, "seq_length": self.seq_length,
-                "do_lower_case": self.do_lower_case}
+        return {"name": self.name, "trainable": self.trainable, "spm_model_file": self.spm_model_file,
+                "seq_length": self.seq_length, "do_lower_case": self.do_lower_case}
 
     def save_assets(self, dir_path):
         with open(os.path.join(dir_path, self.ASSET), "wb") as f:
