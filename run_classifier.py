@@ -70,6 +70,8 @@ def validate():
         cli.check_at_least(name, getattr(FLAGS, name), 1)
     if not os.path.isdir(FLAGS.data_dir):
         raise AlbertError(f"{FLAGS.data_dir}: --data_dir not found")
+    if FLAGS.cached_dir:
+        cli.check_output_path("cached_dir", FLAGS.cached_dir.rstrip("/"), directory=True)
     runner.preflight(FLAGS)
 
 
@@ -171,6 +173,7 @@ def fine_tune(seed: int, output_dir: str):
         train_file, _ = cached_features(task, FLAGS.data_dir, "train", tokenizer, FLAGS.max_seq_length, cached_dir)
         if tf.train.latest_checkpoint(output_dir) is None and FLAGS.init_checkpoint:
             print(init_from_checkpoint(model, FLAGS.init_checkpoint))
+        runner.record_model_files(FLAGS, config, output_dir)
         trainer.train(lambda ctx, batch: classifier_dataset([train_file], FLAGS.max_seq_length, task.is_regression,
                                                             batch, True, ctx, seed=seed),
                       on_checkpoint=evaluate if FLAGS.do_eval else None)

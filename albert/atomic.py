@@ -59,6 +59,26 @@ def die_with_parent():
 
 
 @contextlib.contextmanager
+def new_directories(path: str):
+    """Make directory `path` and its missing parents; when the block fails, remove again those made here that are
+    still empty, so that a failed command leaves nothing behind."""
+    made, parent = [], os.path.abspath(path)
+    while not os.path.exists(parent):
+        made.append(parent)
+        parent = os.path.dirname(parent)
+    os.makedirs(path, exist_ok=True)
+    try:
+        yield
+    except BaseException:
+        for directory in made:  # the deepest first
+            try:
+                os.rmdir(directory)
+            except OSError:
+                break
+        raise
+
+
+@contextlib.contextmanager
 def replacing_directory(path: str):
     """Yield a fresh temporary directory next to `path`; when the block succeeds it replaces `path` (an existing one
     is removed), when it fails nothing is left behind. A killed earlier writer's temporary is removed first."""
@@ -108,3 +128,9 @@ def write_text(path: str, text: str):
         else:
             with open(tmp, "w", encoding="utf-8") as f:
                 f.write(text)
+
+
+def copy_file(source: str, path: str):
+    """Copy `source` to `path` whole or not at all (local paths)."""
+    with replacing_file(path) as tmp:
+        shutil.copyfile(source, tmp)

@@ -5,8 +5,9 @@ them), about seven lines to file descriptor 2: `WARNING: All log messages before
 `I0000 ... port.cc] oneDNN custom operations are on ...`, `Could not find cuda drivers ...`, the CPU-instructions
 note and, on a machine without a GPU, `E0000 ... failed call to cuInit`. `filtered()` points descriptor 2 at a pipe
 for the duration of a command; a thread forwards every line to the real stderr except those (native INFO and
-WARNING lines, the absl preamble, the CPU-instructions note, the no-GPU cuInit error). Python tracebacks, warnings
-and TensorFlow's native errors pass. TF_CPP_MIN_LOG_LEVEL=0 or 1 set by the user turns the filter off.
+WARNING lines, the absl preamble, the CPU-instructions note, the no-GPU cuInit error) and the LiteRT interpreter's
+XNNPACK notice. Python tracebacks, warnings and TensorFlow's native errors pass. TF_CPP_MIN_LOG_LEVEL=0 or 1 set
+by the user turns the filter off.
 """
 
 import contextlib
@@ -19,7 +20,8 @@ NOISE = re.compile(
     rb"^(WARNING: All log messages before absl::InitializeLog\(\) is called are written to STDERR"
     rb"|[IW]\d{4} \d+:\d+:\d+\.\d+ +\d+ [\w.]+:\d+\] "
     rb"|E\d{4} \d+:\d+:\d+\.\d+ +\d+ cuda_\w+\.cc:\d+\] failed call to cuInit"
-    rb"|To enable the following instructions: .* rebuild TensorFlow with the appropriate compiler flags\.)")
+    rb"|To enable the following instructions: .* rebuild TensorFlow with the appropriate compiler flags\."
+    rb"|INFO: Created TensorFlow Lite XNNPACK delegate for CPU\.)")
 
 _terminal = None
 

@@ -12,7 +12,7 @@ import tempfile
 from absl import flags
 
 from albert import cli
-from albert.atomic import remove_leftovers
+from albert.atomic import new_directories, remove_leftovers
 from albert.corpus import expand_inputs, read_lines
 from albert.errors import AlbertError
 from albert.tokenization import preprocess_text, train_sentencepiece
@@ -35,11 +35,17 @@ def main(argv):
     files = expand_inputs(FLAGS.input_file)
     for suffix in (".model", ".vocab"):
         cli.check_output_path("model_prefix", FLAGS.model_prefix + suffix, tuple(files))
-    directory = os.path.dirname(FLAGS.model_prefix)
-    if directory:
-        os.makedirs(directory, exist_ok=True)
     directory, name = os.path.split(os.path.abspath(FLAGS.model_prefix))
-    remove_leftovers(directory, name)  # a killed run's corpus copy
+    with new_directories(directory):
+        remove_leftovers(directory, name)  # a killed run's corpus copy or half-written model
+        lines = train(files, directory, name)
+    model = FLAGS.model_prefix + ".model"
+    print(f"wrote {model} ({FLAGS.vocab_size} pieces from {lines:,} lines)")
+
+
+def train(files: list, directory: str, name: str) -> int:
+    """Normalise the corpus into a temporary file, train on it under a temporary prefix, then rename the .model and
+    .vocab into place (both or neither). Returns the number of lines trained on."""
     with tempfile.NamedTemporaryFile("w", prefix=f".{name}.corpus-{os.getpid()}-", suffix=".txt", dir=directory,
                                      encoding="utf-8") as normalized:
         lines = 0
@@ -52,13 +58,20 @@ def main(argv):
         normalized.flush()
         if not lines:
             raise AlbertError(f"{', '.join(files)}: no text to train on")
+        temporary = os.path.join(directory, f".{name}.tmp-{os.getpid()}")
         try:
-            model = train_sentencepiece([normalized.name], FLAGS.model_prefix, FLAGS.vocab_size,
-                                        input_sentence_size=FLAGS.input_sentence_size)
+            train_sentencepiece([normalized.name], temporary, FLAGS.vocab_size,
+                                input_sentence_size=FLAGS.input_sentence_size)
+            for suffix in (".vocab", ".model"):  # the .model last: it is what a reader looks for
+                os.replace(temporary + suffix, os.path.join(directory, name + suffix))
         except RuntimeError as e:
             raise AlbertError(f"--vocab_size {FLAGS.vocab_size}: SentencePiece training failed: "
                               f"{str(e).splitlines()[0]}") from None
-    print(f"wrote {model} ({FLAGS.vocab_size} pieces from {lines:,} lines)")
+        finally:
+            for suffix in (".vocab", ".model"):
+                if os.path.exists(temporary + suffix):
+                    os.remove(temporary + suffix)
+    return lines
 
 
 if __name__ == "__main__":

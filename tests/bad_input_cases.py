@@ -2,6 +2,10 @@
 stderr line must hold). `{w}` is the shared directory of good and bad files, `{out}` the case's own output,
 `{hf}`/`{HF}` and `{TF1}` the fixture model directories."""
 
+# A checkpoint whose data shard holds half the bytes its index needs.
+CUT = "{w}/cut/model.ckpt.data-00000-of-00001: 6,680 bytes, but its index needs 13,360 (cut short"
+RELEASE_CUT = "{w}/release_cut/model.ckpt-best.data-00000-of-00001: 6,680 bytes"
+
 CASES = [
     # ---------------------------------------------------------------- run_pretraining.py
     ("pt", ["--input_file="], "--input_file is required"),
@@ -38,6 +42,7 @@ CASES = [
     ("pt", ["--init_checkpoint={w}/nothing/model.ckpt"], "{w}/nothing/model.ckpt: --init_checkpoint not found"),
     ("pt", ["--init_checkpoint={w}/garbage/model.ckpt"], "{w}/garbage/model.ckpt.index: not a TensorFlow checkpoint"),
     ("pt", ["--init_checkpoint={w}/nodata/model.ckpt"], "data file(s) (model.ckpt.data-*) missing"),
+    ("pt", ["--init_checkpoint={w}/cut/model.ckpt"], CUT),
     ("pt", ["--init_checkpoint={w}/stale"], "{w}/stale/model.ckpt-9: --init_checkpoint not found"),
     ("pt", ["--init_checkpoint={w}/emptydir"], "{w}/emptydir: --init_checkpoint is a directory with no checkpoint"),
     ("pt", ["--init_checkpoint={w}/notes.txt"], "{w}/notes.txt: --init_checkpoint not found"),
@@ -91,6 +96,8 @@ CASES = [
     ("cl", ["--optimizer=adam"], "--optimizer"),
     ("cl", ["--train_step=x"], "--train_step"),
     ("cl", ["--strategy=multi"], "--strategy"),
+    ("cl", ["--cached_dir={w}/notes.txt"], "--cached_dir {w}/notes.txt is a file; pass a directory"),
+    ("cl", ["--cached_dir={w}/notes.txt/features"], "{w}/notes.txt is a file, not a directory"),
     ("cl", ["--tflite_quantization=int4"], "--tflite_quantization=int4: value should be one of"),
     ("cl", ["--export_dir={out}"], "--export_dir {out} is an input of this command"),
     # ---------------------------------------------------------------- run_squad.py
@@ -119,6 +126,8 @@ CASES = [
     ("sq", ["--export_dir={w}/hf_copy", "--init_checkpoint={w}/hf_copy"], "--export_dir {w}/hf_copy holds {w}/hf_copy/"),
     ("sq", ["--init_checkpoint={w}/garbage/model.ckpt", "--albert_config_file={hf}/config.json",
             "--spm_model_file={hf}/spiece.model"], "not a TensorFlow checkpoint"),
+    ("sq", ["--init_checkpoint={w}/cut/model.ckpt", "--albert_config_file={hf}/config.json",
+            "--spm_model_file={hf}/spiece.model"], CUT),
     ("sq", ["--do_train", "--train_file={w}/squad.json", "--num_train_epochs=nan"], "--num_train_epochs must be"),
     ("sq", ["--do_train", "--train_file={w}/squad.json", "--num_train_epochs=-2"], "--num_train_epochs must be"),
     ("sq", ["--do_train", "--train_file={w}/squad.json"], "makes no training step"),
@@ -192,6 +201,8 @@ CASES = [
     ("ec", ["--export_path="], "--export_path is required"),
     ("ec", ["--albert_directory={w}/nowhere"], "{w}/nowhere"),
     ("ec", ["--albert_directory={w}/release_no_ckpt"], "{w}/release_no_ckpt/model.ckpt-best.index"),
+    ("ec", ["--albert_directory={w}/release_cut"], RELEASE_CUT),
+    ("hub", ["--albert_directory={w}/release_cut"], RELEASE_CUT),
     ("ec", ["--export_path={w}"], "--export_path {w} is a directory"),
     ("ec", ["--export_path={w}/notes.txt/model.ckpt"], "{w}/notes.txt is a file"),
     ("ec", ["--export_path={w}/readonly/model.ckpt"], "{w}/readonly is not writable"),
@@ -216,6 +227,7 @@ CASES = [
     ("spm", ["--input_file={w}/missing.txt"], "{w}/missing.txt"),
     ("spm", ["--input_file={w}/blank.txt"], "{w}/blank.txt: no text to train on"),
     ("spm", ["--input_file={w}/latin1_corpus.txt"], "{w}/latin1_corpus.txt:2"),
+    ("spm", ["--input_file={w}/latin1_corpus.txt", "--model_prefix={out}/new/deeper/sp"], "{w}/latin1_corpus.txt:2"),
     ("spm", ["--model_prefix={w}/notes.txt/sp"], "{w}/notes.txt is a file"),
     ("spm", ["--model_prefix={w}/readonly/sp"], "{w}/readonly is not writable"),
     ("spm", ["--model_prefix={w}/"], "--model_prefix {w}/ ends in a directory"),

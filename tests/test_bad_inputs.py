@@ -88,6 +88,10 @@ def world(tmp_path_factory, corpus_dir):
     write(f"{w}/garbage/model.ckpt.data-00000-of-00001", "x")
     os.makedirs(f"{w}/nodata")
     shutil.copy(os.path.join(TF1, "model.ckpt.index"), f"{w}/nodata/model.ckpt.index")
+    os.makedirs(f"{w}/cut")  # a checkpoint whose data shard was cut short (a copy that stopped)
+    shutil.copy(os.path.join(TF1, "model.ckpt.index"), f"{w}/cut/model.ckpt.index")
+    data = open(os.path.join(TF1, "model.ckpt.data-00000-of-00001"), "rb").read()
+    write(f"{w}/cut/model.ckpt.data-00000-of-00001", data[:len(data) // 2], "wb")
     write(f"{w}/stale/checkpoint", 'model_checkpoint_path: "model.ckpt-9"\nall_model_checkpoint_paths: "model.ckpt-9"\n')
     # a GLUE RTE directory and broken copies of it
     rows = ["index\tsentence1\tsentence2\tlabel"] + [f"{i}\tthe cat sat {i}\tthe cat\tentailment" for i in range(8)]
@@ -132,6 +136,9 @@ def world(tmp_path_factory, corpus_dir):
         os.makedirs(f"{w}/{name}")
         shutil.copy(os.path.join(HF, "spiece.model"), f"{w}/{name}/30k-clean.model")
         write(f"{w}/{name}/albert_config.json", json.dumps(dict(hf_config, hidden_act="gelu")))
+    shutil.copytree(f"{w}/release_no_ckpt", f"{w}/release_cut")
+    for name in ("index", "data-00000-of-00001"):
+        shutil.copy(f"{w}/cut/model.ckpt.{name}", f"{w}/release_cut/model.ckpt-best.{name}")
     os.remove(f"{w}/release_no_spm/30k-clean.model")
     for name in ("release_no_spm", "release_latin1"):
         for suffix in ("index", "data-00000-of-00001"):

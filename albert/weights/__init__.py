@@ -67,14 +67,15 @@ def default_model_files(init_checkpoint: str | None) -> dict:
     return {"config": os.path.join(init_checkpoint, "config.json"), "spm_model": spm if os.path.isfile(spm) else None}
 
 
-_TABLE_MAGIC = (0xDB4775248B80FB57).to_bytes(8, "little")  # the last 8 bytes of every TensorFlow checkpoint .index
-
-
 def check_checkpoint_path(path: str, flag: str) -> None:
-    """Before TensorFlow starts: `path` (a flag's value) is weights of a kind the loader reads, present and not
-    obviously broken: a model directory (release, Hugging Face, keras-hub), a directory whose `checkpoint` file names
-    a checkpoint, a .safetensors / .weights.h5 file, or a checkpoint prefix whose .index ends as TensorFlow's tables
-    do and whose data shards are all there. Remote paths are left to the loader."""
+    """Before TensorFlow starts: `path` (a flag's value) is weights of a kind the loader reads, present and whole: a
+    model directory (release, Hugging Face, keras-hub), a directory whose `checkpoint` file names a checkpoint, a
+    .safetensors / .weights.h5 file, or a checkpoint prefix whose .index is TensorFlow's table and whose data shards
+    are all there, each as long as the index says (a copy cut short is named here, not found half-way through a
+    run). Remote paths are left to the loader."""
+    from albert.weights.bundle_index import shard_sizes
+    from albert.wire import WireError
+
     if "://" in path:
         return
     if path.endswith((".safetensors", ".safetensors.index.json", ".weights.h5")):
@@ -97,19 +98,21 @@ def check_checkpoint_path(path: str, flag: str) -> None:
     if not os.path.isfile(index):
         raise AlbertError(f"{path}: {flag} not found (no {os.path.basename(index)}); pass a checkpoint prefix such "
                           "as DIR/model.ckpt-best or a model directory")
-    with open(index, "rb") as f:
-        f.seek(0, os.SEEK_END)
-        size = f.tell()
-        f.seek(max(size - 8, 0))
-        if size < 48 or f.read(8) != _TABLE_MAGIC:
-            raise AlbertError(f"{index}: not a TensorFlow checkpoint index (truncated, or another kind of file); "
-                              f"pass a checkpoint written by TensorFlow as {flag}")
-    shards = [n for n in os.listdir(os.path.dirname(path) or ".")
-              if n.startswith(os.path.basename(path) + ".data-")]
-    expected = int(shards[0].rsplit("-of-", 1)[1]) if shards and "-of-" in shards[0] else 1
-    if len(shards) < expected:
-        raise AlbertError(f"{path}: {expected - len(shards)} of the checkpoint's {expected} data file(s) "
+    try:
+        num_shards, needed = shard_sizes(index)
+    except WireError as e:
+        raise AlbertError(f"{index}: not a TensorFlow checkpoint index ({e}: truncated, or another kind of file); "
+                          f"pass a checkpoint written by TensorFlow as {flag}") from None
+    names = [f"{path}.data-{shard:05d}-of-{num_shards:05d}" for shard in range(num_shards)]
+    missing = [name for name in names if not os.path.isfile(name)]
+    if missing:
+        raise AlbertError(f"{path}: {len(missing)} of the checkpoint's {num_shards} data file(s) "
                           f"({os.path.basename(path)}.data-*) missing; copy the whole checkpoint")
+    for shard, name in enumerate(names):
+        size = os.path.getsize(name)
+        if size < needed.get(shard, 0):
+            raise AlbertError(f"{name}: {size:,} bytes, but its index needs {needed[shard]:,} (cut short by a copy "
+                              f"or a full disk?); copy the whole checkpoint again ({flag})")
 
 
 def _named_checkpoint(state: str) -> str:

@@ -6,7 +6,7 @@ import numpy as np
 import tensorflow as tf
 
 from albert.errors import AlbertError
-from albert.weights import SPM_FILES, directory_format
+from albert.weights import SPM_FILES, check_checkpoint_path, directory_format
 from albert.weights.original import (CheckpointTensors, LoadReport, _encoder_of, is_original_checkpoint,
                                      load_tensors, resolve_checkpoint_path)
 
@@ -135,6 +135,7 @@ def model_directory_files(directory: str, checkpoint_name: str = "model.ckpt-bes
         raise AlbertError(f"{checkpoint}.index: checkpoint not found; pass {names['checkpoint']}"
                           + (f" (found: {', '.join(found)})" if found else ""))
     checkpoint = resolve_checkpoint_path(checkpoint)
+    check_checkpoint_path(checkpoint, names["checkpoint"])
     return {"format": "original" if is_original_checkpoint(checkpoint) else "ours", "config": config,
             "spm_model": spm_model_file, "spm_vocab": vocab if vocab and os.path.isfile(vocab) else None,
             "checkpoint": checkpoint}
