@@ -126,6 +126,7 @@ def main(argv):
     if FLAGS.do_train:
         if tf.train.latest_checkpoint(FLAGS.output_dir) is None and FLAGS.init_checkpoint:
             print(init_from_checkpoint(model, FLAGS.init_checkpoint, FLAGS.init_from_group0))
+        runner.record_model_files(FLAGS, config, FLAGS.output_dir)
         trainer.train(dataset_fn(train_files, True), on_checkpoint=evaluate if FLAGS.do_eval else None)
     elif FLAGS.do_eval:
         for path, step in runner.saved_checkpoints(FLAGS.output_dir):

@@ -129,6 +129,7 @@ def main(argv):
         train_path, _ = features("train", FLAGS.train_file)
         if tf.train.latest_checkpoint(FLAGS.output_dir) is None and FLAGS.init_checkpoint:
             print(init_from_checkpoint(model, FLAGS.init_checkpoint))
+        runner.record_model_files(FLAGS, config, FLAGS.output_dir)
         trainer.train(lambda ctx, batch: race_dataset([train_path], FLAGS.max_seq_length, batch, True, ctx,
                                                       seed=FLAGS.random_seed),
                       on_checkpoint=evaluate if FLAGS.do_eval else None)

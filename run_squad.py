@@ -166,6 +166,7 @@ def main(argv):
                           loop, loss_scaling=FLAGS.mixed_precision == "fp16")
         if tf.train.latest_checkpoint(FLAGS.output_dir) is None and FLAGS.init_checkpoint:
             print(init_from_checkpoint(model, FLAGS.init_checkpoint))
+        runner.record_model_files(FLAGS, config, FLAGS.output_dir)
         trainer.train(lambda ctx, batch: squad_dataset([record], FLAGS.max_seq_length, batch, True, ctx,
                                                        seed=FLAGS.random_seed),
                       on_checkpoint=evaluate if predict and predict["has_answers"] else None)

@@ -9,7 +9,7 @@ import os
 from absl import flags
 
 from albert import cli
-from albert.atomic import write_text  # noqa: F401  (runner.write_text: the runners' one way to write outputs)
+from albert.atomic import copy_file, write_text  # write_text: the runners' one way to write text outputs
 from albert.errors import AlbertError
 
 
@@ -95,6 +95,22 @@ def setup(values, seed: int | None = None):
                                values.gcp_project, values.master)
     tf.keras.utils.set_random_seed(values.random_seed if seed is None else seed)
     return config, strategy
+
+
+def record_model_files(values, config, output_dir: str):
+    """Make `output_dir` a model directory in the release layout, as `python -m albert.convert`, `export_to_tfhub.py`
+    and `from_pretrained` read it: the config the run trained with as `albert_config.json` (the original's keys,
+    whatever format it was given in) and a copy of the SentencePiece model (and its .vocab) when the run has one."""
+    if "://" in output_dir:
+        return
+    config.to_json_file(os.path.join(output_dir, "albert_config.json"))
+    spm = getattr(values, "spm_model_file", None)
+    if spm and "://" not in spm:
+        for source in (spm, spm[:-len(".model")] + ".vocab" if spm.endswith(".model") else None):
+            if source and os.path.isfile(source):
+                target = os.path.join(output_dir, os.path.basename(source))
+                if os.path.realpath(source) != os.path.realpath(target):
+                    copy_file(source, target)
 
 
 def loop_config(values, config, output_dir: str, num_train_steps: int, keep_checkpoint_max: int,
