@@ -284,3 +284,46 @@ def test_a_model_on_raw_strings_keeps_its_preprocessor_in_the_keras_file(spm_mod
         os.rename(spm_model + ".moved", spm_model)
     assert result.returncode == 0, result.stderr[-3000:]
     np.testing.assert_allclose(np.load(tmp_path / "reloaded.npy"), expected, atol=1e-6)
+
+
+def test_preprocessor_get_config_carries_its_sentencepiece_model(spm_model, tmp_path):
+    """from_config(get_config()) tokenizes as the original layer (the config names the SentencePiece file); where
+    that file is gone, the layer says so when called, and a `.keras` file's own copy is what loads (above)."""
+    import shutil
+
+    import tensorflow as tf
+
+    original = albert.AlbertPreprocessor(spm_model, seq_length=12)
+    config = original.get_config()
+    assert config["spm_model_file"] == os.path.abspath(spm_model)
+    again = albert.AlbertPreprocessor.from_config(config)
+    texts = tf.constant(["Hello WORLD, 1,024 times.", "naïve café"])
+    for key, value in original(texts).items():
+        np.testing.assert_array_equal(again(texts)[key], value)
+    moved = str(tmp_path / "elsewhere.model")
+    shutil.copy(spm_model, moved)
+    config = albert.AlbertPreprocessor(moved, seq_length=12).get_config()
+    os.remove(moved)
+    orphan = albert.AlbertPreprocessor.from_config(config)
+    with pytest.raises(albert.AlbertError, match=f"{moved} is gone"):
+        orphan(texts)
+
+
+def test_the_encoder_exports_each_block_output_by_name(tmp_path):
+    """AlbertEncoder.export: a SavedModel whose `serve` (and serving_default) returns sequence, pooled and embedding
+    outputs and every block application's output as encoder_outputs_<i>, equal to the encoder's (1e-6)."""
+    import tensorflow as tf
+
+    keras.utils.set_random_seed(8)
+    encoder = albert.AlbertEncoder(albert.AlbertConfig(**CONFIG))
+    encoder.export(str(tmp_path / "encoder"), verbose=False)
+    reloaded = tf.saved_model.load(str(tmp_path / "encoder"))
+    expected = encoder(BASE)
+    for served in (reloaded.serve({k: tf.constant(v) for k, v in BASE.items()}),
+                   reloaded.signatures["serving_default"](**{k: tf.constant(v) for k, v in BASE.items()})):
+        assert sorted(served) == ["embedding_output", "encoder_outputs_0", "encoder_outputs_1", "pooled_output",
+                                  "sequence_output"]
+        for i, block in enumerate(expected["encoder_outputs"]):
+            np.testing.assert_allclose(served[f"encoder_outputs_{i}"], block, atol=1e-6)
+        for key in ("sequence_output", "pooled_output", "embedding_output"):
+            np.testing.assert_allclose(served[key], expected[key], atol=1e-6)
