@@ -15,9 +15,14 @@ local or gs://. The same --random_seed gives byte-identical files for any --num_
 from absl import flags
 
 from albert import cli
+from albert.data import beam
+from albert.data.beam import check_runner, import_beam, pipeline_options
+from albert.data.corpus import expand_inputs
+from albert.data.generator import generate
+from albert.data.instances import Options
 from albert.errors import AlbertError
-from albert.pretraining_data import Options
 from albert.stderr_filter import stderr_is_terminal
+from albert.text.tokenization import FullTokenizer
 
 flags.DEFINE_string("input_file", None, "Raw text file(s), comma-separated, globs allowed (plain or .gz).")
 flags.DEFINE_string("output_file", None, "Output TFRecord file(s), comma-separated; instances go round-robin.")
@@ -68,15 +73,9 @@ def main(argv):
                           f"--max_seq_length {FLAGS.max_seq_length} holds besides [CLS] and two [SEP]; pass at most "
                           f"{FLAGS.max_seq_length - 3}")
 
-    from albert.corpus import expand_inputs
-    from albert.data_generation import generate
-    from albert.tokenization import FullTokenizer
-
     input_files = expand_inputs(FLAGS.input_file)
     output_files = [p.strip() for p in FLAGS.output_file.split(",") if p.strip()]
     if FLAGS.runner:
-        from albert.beam_pipeline import check_runner, import_beam, pipeline_options
-
         import_beam()  # one line naming the install command when Beam is missing
         check_runner(FLAGS.runner)
         pipeline_options(FLAGS.runner, unknown)
@@ -92,9 +91,7 @@ def main(argv):
         do_whole_word_mask=FLAGS.do_whole_word_mask, ngram=FLAGS.ngram, favor_shorter_ngram=FLAGS.favor_shorter_ngram,
         random_next_sentence=FLAGS.random_next_sentence, do_permutation=FLAGS.do_permutation)
     if FLAGS.runner:
-        from albert import beam_pipeline
-
-        result = beam_pipeline.run(input_files, output_files[0], tokenizer, options, runner=FLAGS.runner,
+        result = beam.run(input_files, output_files[0], tokenizer, options, runner=FLAGS.runner,
                                    pipeline_args=unknown, do_lower_case=FLAGS.do_lower_case,
                                    dupe_factor=FLAGS.dupe_factor, random_seed=FLAGS.random_seed,
                                    num_shards=FLAGS.num_output_shards)

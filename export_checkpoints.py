@@ -22,14 +22,10 @@ def main(argv):
     del argv
     cli.require({"albert_directory": FLAGS.albert_directory, "export_path": FLAGS.export_path})
     cli.check_output_path("export_path", FLAGS.export_path, (FLAGS.albert_directory,))
-    from albert import export
-    from albert.weights import checkpoint_step, model_directory_files, save_original_checkpoint
+    from albert.export.hub import export_release_checkpoint  # TensorFlow loads here, once the flags are checked
 
-    files = model_directory_files(FLAGS.albert_directory, FLAGS.checkpoint_name, FLAGS.spm_model_file)
-    model, _ = export.load_pretrainer(files)
-    step = checkpoint_step(files["checkpoint"]) if files["format"] in ("original", "ours") else None
-    path = save_original_checkpoint(model, FLAGS.export_path, global_step=step)
-    print(f"wrote {path} (original names, no optimizer slots) from {files['checkpoint']}")
+    print(export_release_checkpoint(FLAGS.albert_directory, FLAGS.export_path, FLAGS.checkpoint_name,
+                                    FLAGS.spm_model_file))
 
 
 if __name__ == "__main__":

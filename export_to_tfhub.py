@@ -14,17 +14,14 @@ import os
 
 from absl import flags
 
-from albert import cli, litert
-from albert.atomic import replacing_directory
-from albert.errors import AlbertError
+from albert import cli
 
 cli.define_model_directory_flags()
 flags.adopt_module_key_flags(cli)  # --help lists them with the script's own flags
 flags.DEFINE_bool("do_lower_case", True, "Lower-case text in the preprocessor.")
 flags.DEFINE_bool("use_einsum", True, "Kept for compatibility (attention is always einsum-shaped).")
 flags.DEFINE_string("export_path", None, "Output directory (replaced if it exists).")
-litert.define_flag()
-flags.adopt_module_key_flags(litert)  # --help lists it with the script's own flags
+cli.define_tflite_flag()
 flags.DEFINE_integer("seq_length", None, "Length of the preprocessor's default packing (default: 128, or the "
                      "model's max_position_embeddings when it is smaller).")
 FLAGS = flags.FLAGS
@@ -37,33 +34,10 @@ def main(argv):
         cli.check_at_least("seq_length", FLAGS.seq_length, 3)
     cli.check_output_path("export_path", FLAGS.export_path.rstrip("/"), (FLAGS.albert_directory, FLAGS.spm_model_file),
                           directory=True)
-    from albert import export
-    from albert.weights import model_directory_files
+    from albert.export.hub import export_hub_models  # TensorFlow loads here, once the flags are checked
 
-    files = model_directory_files(FLAGS.albert_directory, FLAGS.checkpoint_name, FLAGS.spm_model_file)
-    model, config = export.load_pretrainer(files)
-    seq_length = FLAGS.seq_length or min(128, config.max_position_embeddings)
-    if seq_length > config.max_position_embeddings:
-        raise AlbertError(f"--seq_length {seq_length} exceeds max_position_embeddings "
-                          f"({config.max_position_embeddings}) of {files['config']}")
-    out = FLAGS.export_path.rstrip("/")
-    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
-    with replacing_directory(out) as tmp:
-        config.to_json_file(os.path.join(tmp, "albert_config.json"))  # the original's format, whatever the input's
-        assets = {"albert_config.json": os.path.join(tmp, "albert_config.json"),
-                  os.path.basename(files["spm_model"]): files["spm_model"]}
-        if files["spm_vocab"]:
-            assets[os.path.basename(files["spm_vocab"])] = files["spm_vocab"]
-        export.export_encoder(model.encoder, os.path.join(tmp, "encoder"), assets)
-        lite = litert.export_tflite(model.encoder, os.path.join(tmp, "encoder", "model.tflite"), export.HUB_INPUTS,
-                                    seq_length, ("pooled_output", "sequence_output"), FLAGS.tflite_quantization,
-                                    input_map=export.encoder_inputs)
-        export.export_encoder(model.encoder, os.path.join(tmp, "mlm"), assets, mlm_model=model)
-        export.export_preprocessor(files["spm_model"], FLAGS.do_lower_case, os.path.join(tmp, "preprocessor"),
-                                   seq_length)
-        os.remove(os.path.join(tmp, "albert_config.json"))
-    print(f"exported {out}/encoder (and encoder/model.tflite, {lite['bytes']:,} bytes at length {seq_length}), "
-          f"{out}/preprocessor and {out}/mlm from {files['checkpoint']}")
+    print(export_hub_models(FLAGS.albert_directory, FLAGS.export_path, FLAGS.checkpoint_name, FLAGS.spm_model_file,
+                            FLAGS.do_lower_case, FLAGS.seq_length, FLAGS.tflite_quantization))
 
 
 if __name__ == "__main__":

@@ -97,24 +97,56 @@ def replacing_directory(path: str):
 
 
 @contextlib.contextmanager
-def replacing_file(path: str):
-    """Yield a temporary name beside `path` (`<path>.tmp-<pid>`) to write; when the block succeeds it is renamed to
-    `path`, when it fails it is removed. Local paths through os, remote ones (gs://...) through tf.io.gfile."""
-    tmp = f"{path}.tmp-{os.getpid()}"
-    if "://" in path:
+def replacing_files(paths: list, suffix: str = ""):
+    """Yield a temporary name beside each of `paths` (`<path>.tmp-<pid><suffix>`) to write; when the block succeeds
+    each is renamed to its path, in order (the last one last: make it the file readers look for), when it fails
+    they are removed. Local paths through os, remote ones (gs://...) through tf.io.gfile."""
+    temps = [f"{path}.tmp-{os.getpid()}{suffix}" for path in paths]
+    try:
+        yield temps
+        for tmp, path in zip(temps, paths):
+            _file_system(path).rename(tmp, path)
+    finally:
+        for tmp in temps:
+            fs = _file_system(tmp)
+            if fs.exists(tmp):
+                with contextlib.suppress(OSError):
+                    fs.remove(tmp)
+
+
+@contextlib.contextmanager
+def replacing_file(path: str, suffix: str = ""):
+    """`replacing_files` for one path: yields its temporary name."""
+    with replacing_files([path], suffix) as (tmp,):
+        yield tmp
+
+
+class _Local:
+    rename, exists, remove = staticmethod(os.replace), staticmethod(os.path.exists), staticmethod(os.remove)
+
+
+class _Remote:
+    @staticmethod
+    def rename(a, b):
         import tensorflow as tf
 
-        rename, exists, remove = (lambda a, b: tf.io.gfile.rename(a, b, overwrite=True)), tf.io.gfile.exists, \
-            tf.io.gfile.remove
-    else:
-        rename, exists, remove = os.replace, os.path.exists, os.remove
-    try:
-        yield tmp
-        rename(tmp, path)
-    finally:
-        if exists(tmp):
-            with contextlib.suppress(OSError):
-                remove(tmp)
+        tf.io.gfile.rename(a, b, overwrite=True)
+
+    @staticmethod
+    def exists(path):
+        import tensorflow as tf
+
+        return tf.io.gfile.exists(path)
+
+    @staticmethod
+    def remove(path):
+        import tensorflow as tf
+
+        tf.io.gfile.remove(path)
+
+
+def _file_system(path: str):
+    return _Remote if "://" in path else _Local
 
 
 def write_text(path: str, text: str):

@@ -9,6 +9,7 @@ from absl import app, logging
 
 from albert import stderr_filter
 from albert.errors import AlbertError
+from albert.rundir import BEST_CHECKPOINT, exclusive
 
 INIT_CHECKPOINT_HELP = ("Warm start: an original TF1 checkpoint, one of ours, a Hugging Face directory (or its "
                         "model.safetensors) or a keras-hub preset; a Hugging Face / keras-hub directory also "
@@ -45,8 +46,6 @@ def run(main, output_dir_flag: str | None = None, pass_unknown: bool = False):
             try:
                 if output_dir_flag:
                     from absl import flags
-
-                    from albert.rundir import exclusive
 
                     with exclusive(getattr(flags.FLAGS, output_dir_flag)):
                         return main(argv)
@@ -128,6 +127,60 @@ def check_output_files(flag: str, paths: list, inputs: tuple = ()):
         check_output_path(flag, path, inputs)
 
 
+def define_runtime_flags():
+    """The original's TPU flags and this project's distribution, precision, XLA, recomputation, determinism and
+    seed flags (the fields of albert.train.settings.Runtime the runners share; each runner defines its own
+    checkpoint and loop cadence flags)."""
+    from absl import flags
+
+    flags.DEFINE_bool("use_tpu", False, "Use a TPU (same as --strategy=tpu).")
+    flags.DEFINE_string("tpu_name", None, "Cloud TPU name.")
+    flags.DEFINE_string("tpu_zone", None, "Cloud TPU zone.")
+    flags.DEFINE_string("gcp_project", None, "Cloud project of the TPU.")
+    flags.DEFINE_string("master", None, "TPU master address.")
+    flags.DEFINE_integer("num_tpu_cores", 8, "Kept for compatibility (the TPU strategy finds its cores).")
+    flags.DEFINE_enum("strategy", None, ["one_device", "mirrored", "multi_worker", "tpu"],
+                      "Distribution (default: tpu with --use_tpu, mirrored with several GPUs, else one_device).")
+    flags.DEFINE_enum("mixed_precision", "fp32", ["fp32", "bf16", "fp16"], "Compute precision.")
+    flags.DEFINE_bool("jit_compile", False, "XLA-compile the forward and backward pass.")
+    flags.DEFINE_bool("recompute", False, "Keep only each block application's input for the backward pass and "
+                      "recompute its activations there: several times less activation memory for about 1/3 more "
+                      "compute, the same numbers (python -m albert.info shows the memory). Under --jit_compile on a "
+                      "CPU it saves nothing (XLA's buffers measured the same).")
+    flags.DEFINE_bool("deterministic", False, "Deterministic ops (tf.config.experimental.enable_op_determinism): a "
+                      "rerun gives the same losses, bit for bit, on the same machine; somewhat slower.")
+    flags.DEFINE_integer("random_seed", 12345, "Seed of initialisation and input shuffling.")
+    flags.DEFINE_integer("log_every_steps", 0, "A progress line (loss, metrics, examples/s, tokens/s, MFU, ETA) "
+                         "every this many steps; 0: about every 30 s.")
+
+
+TFLITE_QUANTIZATIONS = ("none", "dynamic_int8", "float16")
+
+
+def define_tflite_flag():
+    """--tflite_quantization, for the entry points that write a model.tflite."""
+    from absl import flags
+
+    flags.DEFINE_enum("tflite_quantization", "none", list(TFLITE_QUANTIZATIONS), "Post-training quantization of "
+                      "the model.tflite written with the export: none (float32), dynamic_int8 (int8 weights) or "
+                      "float16.")
+
+
+def settings(cls, values, **overrides):
+    """A settings dataclass built from flag values: each field from the flag of its name (a field no flag of this
+    program sets keeps its default), `overrides` first (a flag of another name, e.g. RACE's
+    --num_keep_checkpoint)."""
+    import dataclasses
+
+    fields = {}
+    for field in dataclasses.fields(cls):
+        if field.name in overrides:
+            fields[field.name] = overrides[field.name]
+        elif field.name in values:
+            fields[field.name] = values[field.name].value
+    return cls(**fields)
+
+
 def define_model_directory_flags():
     """The flags naming a model directory laid out as the released tarballs (export_to_tfhub.py and
     export_checkpoints.py)."""
@@ -136,19 +189,6 @@ def define_model_directory_flags():
     flags.DEFINE_string("albert_directory", None, "Directory with albert_config.json, the SentencePiece model and "
                         "the checkpoint; or a Hugging Face directory (config.json, model.safetensors, spiece.model) "
                         "or a keras-hub preset.")
-    flags.DEFINE_string("checkpoint_name", "model.ckpt-best", "Checkpoint prefix inside --albert_directory.")
+    flags.DEFINE_string("checkpoint_name", BEST_CHECKPOINT, "Checkpoint prefix inside --albert_directory.")
     flags.DEFINE_string("spm_model_file", None, "SentencePiece model (default: the one .model file of the "
                         "directory).")
-
-
-def model_files_from_init_checkpoint(values):
-    """A Hugging Face or keras-hub directory given as --init_checkpoint supplies --albert_config_file (its
-    config.json) and --spm_model_file (spiece.model / assets/tokenizer/vocabulary.spm) when they are not passed."""
-    from albert.weights import default_model_files
-
-    found = default_model_files(getattr(values, "init_checkpoint", None))
-    if found and not values.albert_config_file:
-        values.albert_config_file = found["config"]
-    if found.get("spm_model") and hasattr(values, "spm_model_file") and not values.spm_model_file \
-            and not getattr(values, "vocab_file", None):
-        values.spm_model_file = found["spm_model"]

@@ -10,6 +10,8 @@ from typing import Any
 from albert.atomic import write_text
 from albert.errors import AlbertError
 from albert.textfiles import decode_utf8
+from albert.weights import huggingface, keras_hub
+from albert.weights.formats import config_format
 
 ACTIVATIONS = ("gelu", "relu", "tanh", "linear")
 SHARING = ("all", "attention", "ffn", "none")
@@ -146,20 +148,17 @@ class AlbertConfig:
             values = json.loads(decode_utf8(data, path))
         except json.JSONDecodeError as e:
             raise AlbertError(f"{path}: line {e.lineno} column {e.colno}: invalid JSON ({e.msg})") from None
-        from albert.weights import huggingface, keras_hub
-
-        if huggingface.is_config(values):
-            return huggingface.config_from_dict(values, path)
-        if keras_hub.is_config(values):
-            return keras_hub.config_from_dict(values, path)
+        kind = config_format(values)
+        if kind == "huggingface":
+            values = huggingface.config_values(values, path)
+        elif kind == "keras_hub":
+            values = keras_hub.config_values(values, path)
         return cls.from_dict(values, source=path)
 
     @classmethod
     def from_hf_dict(cls, values: dict, source: str = "config.json") -> "AlbertConfig":
         """A Hugging Face ALBERT `config.json` (albert.weights.huggingface maps its keys)."""
-        from albert.weights import huggingface
-
-        return huggingface.config_from_dict(values, source)
+        return cls.from_dict(huggingface.config_values(values, source), source=source)
 
     def to_dict(self) -> dict:
         """The keys the original writes (its constructor arguments), the vestigial keys read, and `sharing` when

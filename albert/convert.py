@@ -5,20 +5,17 @@
 
 --input is a model directory: the release layout (albert_config.json, the SentencePiece .model, a checkpoint with
 the original TF1 names or one of ours), a Hugging Face directory (config.json, model.safetensors, spiece.model) or
-a keras-hub preset. Which model it holds (encoder, pretraining heads, a classifier, ...) is read from the files;
---architecture (a Hugging Face class name) says it where they cannot. The output is written under a temporary
-name and renamed into place (an existing --output is replaced); a bad input is one line and exit status 2.
+a keras-hub preset; a fine-tuning run's --output_dir is one (it records albert_config.json and the SentencePiece
+model). The library call is albert.export.conversion.convert.
 """
 
-import json
 import os
-import shutil
 
 from absl import flags
 
 from albert import cli
-from albert.atomic import replacing_directory
 from albert.errors import AlbertError
+from albert.rundir import BEST_CHECKPOINT
 
 FORMATS = ("release", "huggingface")
 flags.DEFINE_string("input", None, "Model directory: release layout, Hugging Face or keras-hub.")
@@ -29,106 +26,9 @@ flags.DEFINE_enum("to", None, FORMATS, "Output layout: release (albert_config.js
 flags.DEFINE_string("architecture", None, "Hugging Face class the weights hold or are written as (default: read "
                     "from the input; AlbertModel, AlbertForPreTraining, AlbertForMaskedLM, "
                     "AlbertForSequenceClassification, AlbertForQuestionAnswering, AlbertForMultipleChoice).")
-flags.DEFINE_string("checkpoint_name", "model.ckpt-best", "Checkpoint prefix inside a release-layout --input.")
+flags.DEFINE_string("checkpoint_name", BEST_CHECKPOINT, "Checkpoint prefix inside a release-layout --input.")
 flags.DEFINE_string("spm_model_file", None, "SentencePiece model (default: the one of --input).")
 FLAGS = flags.FLAGS
-
-NAMES = {"directory": "--input", "checkpoint": "--checkpoint_name", "spm": "--spm_model_file"}
-TOKENIZER_CONFIG = {"tokenizer_class": "AlbertTokenizer", "do_lower_case": True, "keep_accents": False,
-                    "remove_space": True, "bos_token": "[CLS]", "eos_token": "[SEP]", "cls_token": "[CLS]",
-                    "sep_token": "[SEP]", "unk_token": "<unk>", "pad_token": "<pad>", "mask_token": "[MASK]"}
-
-
-def build_model(files: dict, architecture: str | None = None):
-    """(model, LoadReport, Hugging Face architecture or None) of a model directory's weights."""
-    import keras
-
-    import albert
-    from albert.config import AlbertConfig
-    from albert.weights import check_vocabulary, huggingface, load_weights, model_class_for
-
-    config = AlbertConfig.from_json_file(files["config"])
-    check_vocabulary(files, config)
-    if architecture is not None:
-        if architecture not in huggingface.ARCHITECTURES:
-            raise AlbertError(f"--architecture {architecture}: not one of {', '.join(huggingface.ARCHITECTURES)}")
-        model_class = huggingface.ARCHITECTURES[architecture].model_class
-        arguments = {"num_labels": _num_labels(files)} if model_class == "AlbertClassifier" else {}
-    else:
-        model_class, arguments, architecture = model_class_for(files)
-    keras.mixed_precision.set_global_policy("float32")
-    model = getattr(albert, model_class)(config, **arguments)
-    return model, load_weights(model, files["checkpoint"]), architecture
-
-
-def _num_labels(files: dict) -> int:
-    import tensorflow as tf
-
-    from albert.weights import huggingface, keras_hub
-
-    if files["format"] == "huggingface":
-        return huggingface.num_labels(huggingface.read_config(files["checkpoint"]))
-    if files["format"] == "keras_hub":
-        return keras_hub.task_of(files["checkpoint"])[1] or 2
-    for name, shape in tf.train.load_checkpoint(files["checkpoint"]).get_variable_to_shape_map().items():
-        if name == "output_weights" or name.startswith("model/classifier_head/output_weights/"):
-            return shape[0]
-    return 2
-
-
-def write_release(model, files: dict, directory: str):
-    """albert_config.json, 30k-clean.model (and .vocab when there is one), model.ckpt-best (original names)."""
-    from albert.weights import save_original_checkpoint
-    from albert.weights.original import _encoder_of
-
-    _encoder_of(model).config.to_json_file(os.path.join(directory, "albert_config.json"))
-    shutil.copyfile(files["spm_model"], os.path.join(directory, "30k-clean.model"))
-    if files.get("spm_vocab"):
-        shutil.copyfile(files["spm_vocab"], os.path.join(directory, "30k-clean.vocab"))
-    save_original_checkpoint(model, os.path.join(directory, "model.ckpt-best"))
-
-
-def write_huggingface(model, files: dict, directory: str, architecture: str | None = None):
-    """config.json, model.safetensors and spiece.model (+ tokenizer_config.json) that transformers loads as
-    `architecture` (default: the class matching the model) with no missing or unexpected keys."""
-    from safetensors.numpy import save_file
-
-    from albert.weights import huggingface
-    from albert.weights.original import _encoder_of
-
-    kind = type(model).__name__
-    architecture = architecture or huggingface.DEFAULT_ARCHITECTURE.get(kind)
-    if architecture is None:
-        raise AlbertError(f"{kind} has no Hugging Face class (transformers has no SQuAD 2.0 answer-class head); "
-                          "convert it --to=release, or pick --architecture AlbertModel for its encoder")
-    base = huggingface.read_config(files["checkpoint"]) if files["format"] == "huggingface" else None
-    labels = getattr(model, "num_labels", None)
-    config = huggingface.config_to_dict(_encoder_of(model).config, architecture, labels, base,
-                                        getattr(model, "dropout_prob", None))
-    tensors = huggingface.state_dict(model, architecture)
-    save_file(tensors, os.path.join(directory, "model.safetensors"), metadata={"format": "pt"})
-    with open(os.path.join(directory, "config.json"), "w") as f:
-        f.write(json.dumps(config, indent=2, sort_keys=True) + "\n")
-    with open(os.path.join(directory, "tokenizer_config.json"), "w") as f:
-        f.write(json.dumps(TOKENIZER_CONFIG, indent=2, sort_keys=True) + "\n")
-    shutil.copyfile(files["spm_model"], os.path.join(directory, "spiece.model"))
-
-
-def convert(source: str, output: str, to: str, architecture: str | None = None,
-            checkpoint_name: str = "model.ckpt-best", spm_model_file: str | None = None):
-    """Convert the model directory `source` into `output` (layout `to`); returns the LoadReport."""
-    from albert.weights import model_directory_files
-
-    if os.path.abspath(output) == os.path.abspath(source):
-        raise AlbertError(f"--output {output} is --input: write the conversion to another directory")
-    files = model_directory_files(source, checkpoint_name, spm_model_file, names=NAMES)
-    model, report, source_architecture = build_model(files, architecture)
-    with replacing_directory(output) as tmp:
-        if to == "release":
-            write_release(model, files, tmp)
-        else:
-            write_huggingface(model, files, tmp, architecture or source_architecture)
-    return report
 
 
 def main(argv):
@@ -137,6 +37,8 @@ def main(argv):
     if not os.path.isdir(FLAGS.input):
         raise AlbertError(f"{FLAGS.input}: --input not found (a model directory)")
     cli.check_output_path("output", FLAGS.output.rstrip("/"), (FLAGS.input, FLAGS.spm_model_file), directory=True)
+    from albert.export.conversion import convert  # TensorFlow loads here, once the flags are checked
+
     report = convert(FLAGS.input, FLAGS.output, FLAGS.to, FLAGS.architecture, FLAGS.checkpoint_name,
                      FLAGS.spm_model_file)
     fresh = f"; freshly initialised (not in the input): {', '.join(report.missing)}" if report.missing else ""

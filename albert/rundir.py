@@ -21,6 +21,8 @@ from albert.atomic import remove_leftovers
 from albert.errors import AlbertError
 
 LOCK = ".albert.lock"
+CHECKPOINT = "model.ckpt"  # the training loop's checkpoints: model.ckpt-<step>
+BEST_CHECKPOINT = "model.ckpt-best"  # the best evaluated one, under the original's names (and released models')
 
 
 def lock_name() -> str:

@@ -13,9 +13,9 @@ from absl import flags
 
 from albert import cli
 from albert.atomic import new_directories, remove_leftovers
-from albert.corpus import expand_inputs, read_lines
+from albert.data.corpus import expand_inputs, read_lines
 from albert.errors import AlbertError
-from albert.tokenization import preprocess_text, train_sentencepiece
+from albert.text.tokenization import preprocess_text, train_sentencepiece
 
 flags.DEFINE_string("input_file", None, "Raw text file(s), comma-separated, globs allowed (plain or .gz).")
 flags.DEFINE_string("model_prefix", None, "Output prefix: writes <prefix>.model and <prefix>.vocab.")

@@ -23,7 +23,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from albert.tokenization import preprocess_text, train_sentencepiece  # noqa: E402
+from albert.text.tokenization import preprocess_text, train_sentencepiece  # noqa: E402
 from tools import synthetic_corpus  # noqa: E402
 
 ORIGINAL_INSTANCES_PER_S = 730

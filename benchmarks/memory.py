@@ -1,10 +1,10 @@
-"""Peak training memory of ALBERT, measured, against `albert.info`'s estimate; with and without --recompute.
+"""Peak training memory of ALBERT, measured, against `albert.model.sizing`'s estimate; with and without --recompute.
 
 Each setting runs in its own process: the pretraining model (MLM + SOP) and a LAMB optimizer are built, one training
 step traces the loop, then the timed steps run. Measured = TensorFlow's peak tensor memory over the timed steps
 (`tf.config.experimental.get_memory_info`, weights and optimizer slots included: what a GPU's memory must hold);
 the process's peak RSS is shown beside it (TensorFlow's runtime and the traced graph add to it). The estimate is
-`albert.info.training_memory` (weights, gradients, optimizer slots, activations, MLM logits).
+`albert.model.sizing.training_memory` (weights, gradients, optimizer slots, activations, MLM logits).
 
     python benchmarks/memory.py                                   # base, T=512, batch 2 and 8, recompute off/on
     python benchmarks/memory.py --batch_sizes 2,4 --seq_length 256 --precisions fp32,bf16
@@ -28,7 +28,7 @@ def worker(args) -> dict:
     import tensorflow as tf
 
     from albert import AlbertConfig
-    from albert.info import default_predictions
+    from albert.model.sizing import default_predictions
     from throughput import pretraining_trainer
 
     config = AlbertConfig.preset(args.preset)
@@ -69,7 +69,7 @@ def main(argv=None):
         return 0
 
     from albert.config import AlbertConfig
-    from albert.info import training_memory
+    from albert.model.sizing import training_memory
     from throughput import worker_result
 
     config = AlbertConfig.preset(args.preset)

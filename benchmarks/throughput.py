@@ -135,10 +135,10 @@ def pretraining_trainer(config, precision: str, batch_size: int, seq_length: int
     import tensorflow as tf
 
     from albert import AlbertPretrainer
-    from albert.distribute import create_strategy
-    from albert.optimization import create_optimizer
+    from albert.train.distribute import create_strategy
+    from albert.train.optimizers import create_optimizer
     from albert.tasks.pretraining import pretraining_loss
-    from albert.training import LoopConfig, Trainer, set_precision
+    from albert.train.loop import LoopConfig, Trainer, set_precision
 
     set_precision(precision)
     tf.keras.utils.set_random_seed(0)
@@ -158,8 +158,8 @@ def pretrain_worker(args) -> dict:
     """The project's pretraining step (+ inference and SavedModel when asked)."""
     import tensorflow as tf
 
-    from albert.export import export_encoder
-    from albert.info import default_predictions, forward_flops_per_token, train_flops_per_step
+    from albert.export.hub import export_encoder
+    from albert.model.sizing import default_predictions, forward_flops_per_token, train_flops_per_step
 
     config = load_config(args)
     b, t, xla = args.batch_size, args.seq_length, args.xla == "on"
@@ -200,7 +200,7 @@ def encoder_steps(config, precision: str, batch_size: int, seq_length: int, impl
     import tensorflow as tf
 
     from albert import AlbertEncoder
-    from albert.training import set_precision
+    from albert.train.loop import set_precision
 
     b, t = batch_size, seq_length
     # the loss uses sequence_output only: Keras warns that the pooler gets no gradient
@@ -347,7 +347,7 @@ def main(argv=None):
 
     import tensorflow as tf
 
-    from albert.info import gemm_ceiling
+    from albert.model.sizing import gemm_ceiling
 
     config = load_config(args)
     peers = not args.skip_peers

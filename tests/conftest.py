@@ -12,7 +12,7 @@ import pytest  # noqa: E402
 @pytest.fixture(scope="session")
 def corpus_dir(tmp_path_factory):
     """A synthetic English-like corpus (300 documents) and a 1,000-piece ALBERT-style SentencePiece model."""
-    from albert.tokenization import preprocess_text, train_sentencepiece
+    from albert.text.tokenization import preprocess_text, train_sentencepiece
     from tools import synthetic_corpus
 
     directory = tmp_path_factory.mktemp("corpus")

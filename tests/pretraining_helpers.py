@@ -87,10 +87,10 @@ cpu = tf.config.list_physical_devices("CPU")[0]
 tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
 import keras
 from albert import AlbertConfig, AlbertPretrainer
-from albert.input_pipeline import pretraining_dataset
-from albert.optimization import create_optimizer
+from albert.data.readers import pretraining_dataset
+from albert.train.optimizers import create_optimizer
 from albert.tasks.pretraining import pretraining_loss
-from albert.training import LoopConfig, Trainer
+from albert.train.loop import LoopConfig, Trainer
 
 records, config_file, out = sys.argv[1:4]
 config = AlbertConfig.from_json_file(config_file)

@@ -18,7 +18,7 @@ if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
 import albert  # noqa: E402
-from albert.input_pipeline import pretraining_dataset, race_dataset, squad_dataset  # noqa: E402
+from albert.data.readers import pretraining_dataset, race_dataset, squad_dataset  # noqa: E402
 from albert.tasks.squad import model_inputs, prediction_outputs  # noqa: E402
 
 PACKED = ("input_ids", "input_mask", "segment_ids")
@@ -105,7 +105,7 @@ def check(spec: dict) -> dict:
         lite = run_tflite(os.path.join(exports, "encoder", "model.tflite"), hub)
         for name in ("pooled_output", "sequence_output"):
             compare(report, f"tflite {name}", lite[name], expected[name])
-        saved_models = [os.path.join(exports, name) for name in ("encoder", "mlm", "preprocessor")]
+        savedmodels = [os.path.join(exports, name) for name in ("encoder", "mlm", "preprocessor")]
         tflite_files = [os.path.join(exports, "encoder", "model.tflite")]
     elif kind == "classifier":
         model = albert.AlbertClassifier(config, num_labels=2)
@@ -122,10 +122,11 @@ def check(spec: dict) -> dict:
                 np.array(["entailment", "not_entailment"])[expected.argmax(-1)], exact=True)
         lite = run_tflite(os.path.join(exports, "model.tflite"), {k: np.asarray(v) for k, v in features.items()})
         compare(report, "tflite logits", lite["logits"], expected)
-        saved_models, tflite_files = [exports], [os.path.join(exports, "model.tflite")]
+        savedmodels, tflite_files = [exports], [os.path.join(exports, "model.tflite")]
     elif kind in ("squad_v1", "squad_v2"):
         version_2 = kind == "squad_v2"
-        model = albert.AlbertSquadV2(config, spec["n_top"], spec["n_top"]) if version_2 else albert.AlbertSquadV1(config)
+        model = (albert.AlbertSquadV2(config, spec["n_top"], spec["n_top"]) if version_2
+                 else albert.AlbertSquadV1(config))
         albert.load_weights(model, checkpoint)
         batch = first_batch(squad_dataset([spec["records"]], seq, 4, False))
         inputs = {k: batch[k] for k in model_inputs(version_2)}
@@ -137,7 +138,7 @@ def check(spec: dict) -> dict:
             index = name.endswith("_index")
             compare(report, f"serving {name}", served[name], expected[name], exact=index)
             compare(report, f"tflite {name}", lite[name], expected[name], exact=index)
-        saved_models, tflite_files = [exports], [os.path.join(exports, "model.tflite")]
+        savedmodels, tflite_files = [exports], [os.path.join(exports, "model.tflite")]
     elif kind == "race":
         model = albert.AlbertMultipleChoice(config, num_choices=4)
         albert.load_weights(model, checkpoint)
@@ -149,21 +150,19 @@ def check(spec: dict) -> dict:
         compare(report, "serving logits", served["logits"], expected)
         compare(report, "tflite logits", run_tflite(os.path.join(exports, "model.tflite"), inputs)["logits"],
                 expected)
-        saved_models, tflite_files = [exports], [os.path.join(exports, "model.tflite")]
+        savedmodels, tflite_files = [exports], [os.path.join(exports, "model.tflite")]
     elif kind == "keras":
         # A .keras file saved under mixed_bfloat16, loaded in this float32 process, and its export.
-        import keras
-
-        model = keras.models.load_model(spec["keras_file"])
+        model = albert.load_model(spec["keras_file"])
         features = model.preprocessor((tf.constant(["the code is mango", "red tree"]),
                                        tf.constant(["what is the code?", "blue river"])))
         expected = np.asarray(model(features))
         served = load(exports).serve({k: tf.constant(v) for k, v in features.items()})
         compare(report, "keras export logits", served, expected)
-        saved_models, tflite_files = [exports], []
+        savedmodels, tflite_files = [exports], []
     else:
         raise ValueError(kind)
-    for path in saved_models:
+    for path in savedmodels:
         report["low_precision"][os.path.relpath(path, exports)] = low_precision_values(path)
     for path in tflite_files:
         report["low_precision"][os.path.relpath(path, exports)] = low_precision_tensors(path)

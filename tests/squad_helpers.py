@@ -35,7 +35,7 @@ def make_squad(path, rng, paragraphs: int, version_2: bool):
 
 
 def make_sentencepiece(directory, rng) -> str:
-    from albert.tokenization import train_sentencepiece
+    from albert.text.tokenization import train_sentencepiece
 
     text = directory / "sp.txt"
     lines = [" ".join(rng.choice(FILLER + ANSWERS + ["code", "what", "is", "the"]) for _ in range(12))

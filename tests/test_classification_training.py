@@ -9,12 +9,12 @@ import pytest
 import tensorflow as tf
 
 from albert import AlbertClassifier, AlbertConfig
-from albert.input_pipeline import classifier_dataset
-from albert.optimization import create_optimizer
+from albert.data.readers import classifier_dataset
+from albert.train.optimizers import create_optimizer
 from albert.tasks.classification import cached_features, classification_loss, predict
 from albert.tasks.glue import get_task
 from albert.tasks.metrics import glue_metrics
-from albert.training import LoopConfig, Trainer
+from albert.train.loop import LoopConfig, Trainer
 
 WORDS = [f"w{i}" for i in range(20)]
 
@@ -116,7 +116,7 @@ def test_features_are_cached_and_rebuilt_when_the_length_changes(tmp_path):
 def test_a_nan_metric_is_never_best(tmp_path):
     """As the original: the best starts at -1 and must be beaten strictly (STS-B Pearson of constant predictions is
     NaN and must not become a best that nothing beats)."""
-    from albert.runner import record_best
+    from albert.weights.run_checkpoints import record_best
 
     model = AlbertClassifier(AlbertConfig(vocab_size=20, embedding_size=8, hidden_size=16, num_hidden_layers=1,
                                           num_attention_heads=2, intermediate_size=32), num_labels=1)

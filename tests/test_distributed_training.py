@@ -85,9 +85,9 @@ cpu = tf.config.list_physical_devices("CPU")[0]
 tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
 from albert import AlbertConfig, AlbertPretrainer
 from albert.errors import AlbertError
-from albert.optimization import create_optimizer
+from albert.train.optimizers import create_optimizer
 from albert.tasks.pretraining import pretraining_loss
-from albert.training import LoopConfig, Trainer
+from albert.train.loop import LoopConfig, Trainer
 
 strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
 with strategy.scope():

@@ -37,7 +37,7 @@ def random_strings(rng, count):
 def train_sentencepiece_with_numbers(directory) -> str:
     """A small ALBERT-style SentencePiece model whose vocabulary has digit+comma pieces (so the digit-comma rule is
     exercised)."""
-    from albert.tokenization import preprocess_text, train_sentencepiece
+    from albert.text.tokenization import preprocess_text, train_sentencepiece
 
     rng = random.Random(3)
     lines = []
@@ -71,8 +71,8 @@ def albert_dir(tmp_path_factory):
     import keras
 
     from albert import AlbertConfig, AlbertPretrainer
-    from albert.weights import save_original_checkpoint
-    from albert.tokenization import load_sentencepiece
+    from albert.weights.tf_checkpoints import save_original_checkpoint
+    from albert.text.tokenization import load_sentencepiece
 
     directory = tmp_path_factory.mktemp("albert_dir")
     spm = train_sentencepiece_with_numbers(directory)
@@ -93,7 +93,7 @@ def albert_dir(tmp_path_factory):
 
 def keras_pretrainer(directory):
     from albert import AlbertConfig, AlbertPretrainer
-    from albert.weights import load_original_checkpoint
+    from albert.weights.loader import load_original_checkpoint
 
     model = AlbertPretrainer(AlbertConfig.from_json_file(str(directory / "albert_config.json")))
     assert not load_original_checkpoint(model, str(directory / "model.ckpt-best")).missing
@@ -101,7 +101,7 @@ def keras_pretrainer(directory):
 
 
 def test_digit_comma_pieces_exist(albert_dir):
-    from albert.tokenization import load_sentencepiece
+    from albert.text.tokenization import load_sentencepiece
 
     sp = load_sentencepiece(str(albert_dir[0] / "sp.model"))
     pieces = [sp.IdToPiece(i) for i in range(sp.GetPieceSize())]
@@ -160,7 +160,7 @@ def test_encoder_and_mlm_match_the_keras_model(albert_dir, tmp_path):
 
 def test_preprocessor_ids_equal_the_python_tokenizer(albert_dir, tmp_path):
     from albert.tasks.glue import InputExample, convert_example, get_task
-    from albert.tokenization import FullTokenizer
+    from albert.text.tokenization import FullTokenizer
 
     directory, hub = albert_dir
     rng = random.Random(11)
@@ -205,11 +205,11 @@ def test_preprocessor_ids_equal_the_python_tokenizer(albert_dir, tmp_path):
 
 
 def test_hub_layer_fine_tunes_the_encoder_with_adam(albert_dir, tmp_path):
-    """albert.export.HubLayer: TFSMLayer without the ':0' variable names, so Adam works (plain TFSMLayer fails)."""
+    """albert.export.hub.HubLayer: TFSMLayer without the ':0' variable names, so Adam works (plain TFSMLayer fails)."""
     _, hub = albert_dir
     result = fresh(f"""
         import numpy as np, tensorflow as tf, keras
-        from albert.export import HubLayer
+        from albert.export.hub import HubLayer
         inputs = {{k: keras.Input((12,), dtype="int32", name=k) for k in
                   ("input_word_ids", "input_mask", "input_type_ids")}}
         layer = HubLayer("{hub / 'encoder'}")
@@ -317,7 +317,7 @@ def test_classifier_serving_model_reproduces_do_predict(albert_dir, tmp_path):
     from ai_edge_litert.interpreter import Interpreter
 
     from albert.tasks.glue import InputExample, convert_example, get_task
-    from albert.tokenization import FullTokenizer
+    from albert.text.tokenization import FullTokenizer
 
     tokenizer = FullTokenizer(None, True, str(directory / "sp.model"))
     features = [convert_example(InputExample(r[0], r[1], r[2], "entailment"), get_task("rte"), 24, tokenizer)
@@ -335,7 +335,7 @@ def test_export_checkpoints_keeps_original_names_without_optimizer_slots(albert_
 
     import tensorflow as tf
 
-    from albert.optimization import create_optimizer
+    from albert.train.optimizers import create_optimizer
 
     directory, _ = albert_dir
     model = keras_pretrainer(directory)
@@ -389,7 +389,7 @@ def test_bad_model_directories(albert_dir, tmp_path, case):
                    "are not from the same model")
     else:
         from albert import AlbertClassifier, AlbertConfig
-        from albert.weights import save_original_checkpoint
+        from albert.weights.tf_checkpoints import save_original_checkpoint
 
         config = AlbertConfig.from_json_file(str(source / "albert_config.json"))
         save_original_checkpoint(AlbertClassifier(config, num_labels=2), str(source / "model.ckpt-best"))

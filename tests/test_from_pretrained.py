@@ -59,7 +59,7 @@ def test_from_pretrained_fine_tunes_on_raw_strings_and_the_keras_file_keeps_the_
     import shutil
 
     from albert.tasks.glue import InputExample, convert_example, get_task
-    from albert.tokenization import FullTokenizer
+    from albert.text.tokenization import FullTokenizer
 
     directory, source = released
     keras.utils.set_random_seed(0)
@@ -94,8 +94,8 @@ def test_from_pretrained_fine_tunes_on_raw_strings_and_the_keras_file_keeps_the_
     shutil.move(directory, moved)
     try:
         code = textwrap.dedent(f"""
-            import albert, keras, numpy as np
-            model = keras.models.load_model("fine_tuned.keras")
+            import albert, numpy as np
+            model = albert.load_model("fine_tuned.keras")
             assert model.preprocessor.seq_length == 24
             np.save("reloaded.npy", model.predict(({test_a[:5]!r}, {test_b[:5]!r}), verbose=0))
         """)

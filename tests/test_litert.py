@@ -9,8 +9,8 @@ import pytest
 
 from albert import (AlbertClassifier, AlbertConfig, AlbertEncoder, AlbertMultipleChoice, AlbertSquadV1,
                     AlbertSquadV2)
-from albert.export import encoder_inputs
-from albert.litert import export_tflite
+from albert.export.savedmodel import encoder_inputs
+from albert.export.litert import export_tflite
 
 CONFIG = AlbertConfig(vocab_size=128, embedding_size=16, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
                       intermediate_size=64, max_position_embeddings=32)  # kernels of >= 1,024 values: quantized

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from albert import AlbertError
-from albert.optimization import AlbertOptimizer, WarmupPolynomialDecay, create_optimizer
+from albert.train.optimizers import AlbertOptimizer, WarmupPolynomialDecay, create_optimizer
 
 
 def reference_schedule(step, lr, total, warmup, power=1.0, start=0):

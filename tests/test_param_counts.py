@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from albert import AlbertConfig, AlbertEncoder, AlbertPretrainer
-from albert.info import largest_batch, parameter_breakdown, training_memory
+from albert.model.sizing import largest_batch, parameter_breakdown, training_memory
 from tests.helpers import tiny_config
 
 PRESET_COUNTS = {  # (encoder + pooler, with MLM + SOP heads): the original code's counts (spec §4.9)

@@ -6,14 +6,14 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from albert import pretraining_data
-from albert.data_generation import _instance_arrays, generate
-from albert.feature_specs import pretraining_features
-from albert.pretraining_data import Options, Vocabulary
-from albert.tokenization import FullTokenizer
+from albert.data import instances
+from albert.data.generator import _instance_arrays, generate
+from albert.data.features import pretraining_features
+from albert.data.instances import Options, Vocabulary
+from albert.text.tokenization import FullTokenizer
 
 SEQ, PRED = 128, 20
-# The original reader's feature spec (spec §5.1), written out independently of albert.feature_specs.
+# The original reader's feature spec (spec §5.1), written out independently of albert.data.features.
 ORIGINAL_SPEC = {
     "input_ids": tf.io.FixedLenFeature([SEQ], tf.int64),
     "input_mask": tf.io.FixedLenFeature([SEQ], tf.int64),
@@ -166,8 +166,8 @@ def test_sop_negatives_are_exactly_the_positive_segments_swapped():
     opts = Options(max_seq_length=512, short_seq_prob=0.0, masked_lm_prob=0.0)
     labels = []
     for d in range(len(docs)):
-        stats = pretraining_data.Stats()
-        for instance in pretraining_data.create_instances_from_document(docs, d, opts, vocab, random.Random(d), stats):
+        stats = instances.Stats()
+        for instance in instances.create_instances_from_document(docs, d, opts, vocab, random.Random(d), stats):
             a, b = segments(instance, vocab)
             whole = [t for s in docs[d] for t in s]
             assert (b + a if instance.is_random_next else a + b) == whole
@@ -181,8 +181,8 @@ def test_next_sentence_mode_takes_negatives_from_other_documents():
     opts = Options(max_seq_length=512, short_seq_prob=0.0, masked_lm_prob=0.0, random_next_sentence=True)
     labels = []
     for d in range(len(docs)):
-        for instance in pretraining_data.create_instances_from_document(docs, d, opts, vocab, random.Random(d),
-                                                                        pretraining_data.Stats()):
+        for instance in instances.create_instances_from_document(docs, d, opts, vocab, random.Random(d),
+                                                                        instances.Stats()):
             a, b = segments(instance, vocab)
             assert all(t // 10_000 == d + 1 for t in a)
             assert all((t // 10_000 == d + 1) != instance.is_random_next for t in b)
@@ -195,7 +195,7 @@ def test_truncation_keeps_the_pair_within_the_limit_and_contiguous():
     for _ in range(200):
         a, b = list(range(rng.randint(1, 60))), list(range(100, 100 + rng.randint(1, 60)))
         limit = rng.randint(2, 80)
-        ta, tb = pretraining_data.truncate_seq_pair(a, b, limit, rng)
+        ta, tb = instances.truncate_seq_pair(a, b, limit, rng)
         assert len(ta) + len(tb) <= limit and ta and tb
         assert " ".join(map(str, ta)) in " ".join(map(str, a)) and " ".join(map(str, tb)) in " ".join(map(str, b))
         if len(a) + len(b) > limit:
@@ -207,8 +207,8 @@ def test_permutation_adds_permuted_predictions():
     opts = Options(max_seq_length=64, short_seq_prob=0.0, max_predictions_per_seq=6, do_permutation=True)
     moved = changed = 0
     for d in range(len(docs)):
-        for inst in pretraining_data.create_instances_from_document(docs, d, opts, vocab, random.Random(d),
-                                                                    pretraining_data.Stats()):
+        for inst in instances.create_instances_from_document(docs, d, opts, vocab, random.Random(d),
+                                                                    instances.Stats()):
             positions, labels = inst.masked_lm_positions, inst.masked_lm_ids
             assert positions == sorted(set(positions)) and len(positions) <= 2 * 6
             label_set = set(labels)
@@ -249,7 +249,7 @@ def test_ngram_length_near_the_end_is_drawn_from_all_lengths():
     rng = random.Random(3)
     first_at_0, two_word = 0, 0
     for _ in range(20000):
-        chosen = pretraining_data._select_ngrams([0, 1, 2], bytearray(2), 10, cumulative, 3, rng)
+        chosen = instances._select_ngrams([0, 1, 2], bytearray(2), 10, cumulative, 3, rng)
         if chosen[0][0] == 0:
             first_at_0 += 1
             two_word += chosen[0][1] == 2

@@ -1,6 +1,6 @@
-"""Every Python block of the README runs as written, in a fresh interpreter, against tiny models laid out where the
-README says (`albert_base/` as a released tarball, `out/hub` from export_to_tfhub.py, `out/mrpc_serving` from a
-classifier export)."""
+"""Every Python block of the README and of every docs/ page runs as written, in a fresh interpreter, against tiny
+models laid out where the pages say (`albert_base/` as a released tarball, `out/hub` from export_to_tfhub.py,
+`out/mrpc_serving` from a classifier export)."""
 
 import os
 import re
@@ -13,8 +13,11 @@ import pytest
 from tests.helpers import ROOT
 from tests.test_export import run_script, train_sentencepiece_with_numbers
 
-BLOCKS = re.findall(r"^```python\n(.*?)^```", open(os.path.join(ROOT, "README.md"), encoding="utf-8").read(),
-                    re.S | re.M)
+PAGES = ["README.md"] + sorted(os.path.join("docs", name) for name in os.listdir(os.path.join(ROOT, "docs"))
+                               if name.endswith(".md"))
+BLOCKS = [(page, block) for page in PAGES
+          for block in re.findall(r"^```python\n(.*?)^```", open(os.path.join(ROOT, page), encoding="utf-8").read(),
+                                  re.S | re.M)]
 
 
 @pytest.fixture(scope="module")
@@ -22,9 +25,9 @@ def sandbox(tmp_path_factory):
     import keras
 
     from albert import AlbertClassifier, AlbertConfig, AlbertPretrainer
-    from albert.weights import save_original_checkpoint
-    from albert.export import export_classifier
-    from albert.tokenization import load_sentencepiece
+    from albert.weights.tf_checkpoints import save_original_checkpoint
+    from albert.export.serving import export_classifier
+    from albert.text.tokenization import load_sentencepiece
 
     root = tmp_path_factory.mktemp("readme")
     keras.utils.set_random_seed(0)
@@ -48,12 +51,12 @@ def sandbox(tmp_path_factory):
     assert result.returncode == 0, result.stderr[-3000:]
     classifier = AlbertClassifier(config, num_labels=2)
     export_classifier(classifier, spm, True, ["0", "1"], True, 16, str(root / "out/mrpc_serving"))
-    from albert.litert import export_tflite  # as run_classifier.py --export_dir does
+    from albert.export.litert import export_tflite  # as run_classifier.py --export_dir does
 
     export_tflite(classifier, str(root / "out/mrpc_serving/model.tflite"), ("input_ids", "input_mask", "segment_ids"),
                   16)
     # hf_albert_sst2/: a Hugging Face AlbertForSequenceClassification directory, written by albert.convert.
-    from albert.convert import convert
+    from albert.export.conversion import convert
 
     save_original_checkpoint(AlbertClassifier(config, num_labels=2), str(small / "classifier" / "model.ckpt-best"))
     for name in ("albert_config.json", "sp.model"):
@@ -62,15 +65,15 @@ def sandbox(tmp_path_factory):
     return root
 
 
-def test_the_readme_has_python_blocks():
-    assert len(BLOCKS) >= 4
+def test_the_readme_and_the_manual_have_python_blocks():
+    assert len(BLOCKS) >= 8 and {page for page, _ in BLOCKS} >= {"README.md", "docs/python-api.md"}
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("index", range(len(BLOCKS)))
-def test_readme_python_block_runs_as_written(sandbox, index):
+@pytest.mark.parametrize("page, block", BLOCKS, ids=[f"{page}-{i}" for i, (page, _) in enumerate(BLOCKS)])
+def test_python_block_runs_as_written(sandbox, page, block):
     env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2")  # `albert` as if installed
     env.pop("TF_USE_LEGACY_KERAS", None)
-    result = subprocess.run([sys.executable, "-c", BLOCKS[index]], cwd=sandbox, capture_output=True, text=True,
-                            env=env, timeout=600)
-    assert result.returncode == 0, f"README block {index}:\n{BLOCKS[index]}\n{result.stderr[-3000:]}"
+    result = subprocess.run([sys.executable, "-c", block], cwd=sandbox, capture_output=True, text=True, env=env,
+                            timeout=600)
+    assert result.returncode == 0, f"{page} block:\n{block}\n{result.stderr[-3000:]}"

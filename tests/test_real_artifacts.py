@@ -61,10 +61,10 @@ def test_run_classifier_reads_each_real_file_as_it_is():
 def records(tmp_path_factory):
     """{task: (examples, {feature: [N, 128] array})} of every dev set, from run_classifier's cached feature
     records (FullTokenizer with the released model), read back as model.tflite is fed them."""
-    from albert.input_pipeline import classifier_dataset
+    from albert.data.readers import classifier_dataset
     from albert.tasks.classification import cached_features
     from albert.tasks.glue import get_task
-    from albert.tokenization import FullTokenizer
+    from albert.text.tokenization import FullTokenizer
 
     tokenizer = FullTokenizer(None, True, SPM)
     directory = str(tmp_path_factory.mktemp("real_features"))
@@ -90,7 +90,7 @@ def assert_same_ids(name, got: dict, expected: dict):
 
 def test_records_are_the_python_tokenizers_ids_truncated_at_128(records):
     from albert.tasks.glue import convert_example, get_task
-    from albert.tokenization import FullTokenizer
+    from albert.text.tokenization import FullTokenizer
 
     tokenizer = FullTokenizer(None, True, SPM)
     compared = truncated = 0
@@ -121,7 +121,7 @@ def test_albert_preprocessor_in_the_graph_gives_the_same_ids(records):
 
 def test_the_exported_hub_preprocessor_gives_the_same_ids(records, tmp_path):
     """Exported, then loaded in a fresh process that imports only TensorFlow and tensorflow-text."""
-    from albert.export import export_preprocessor
+    from albert.export.hub import export_preprocessor
 
     export_preprocessor(SPM, True, str(tmp_path / "preprocessor"), SEQ)
     arrays = {}
@@ -135,7 +135,8 @@ hub = tf.saved_model.load({str(tmp_path / 'preprocessor')!r})
 texts = np.load({str(tmp_path / 'texts.npz')!r}, allow_pickle=True)
 out = {{}}
 for name in {list(DEV_TASKS)!r}:
-    segments = [hub.tokenize(tf.constant(list(texts[f"{{name}}_{{i}}"]))) for i in range(2) if f"{{name}}_{{i}}" in texts]
+    segments = [hub.tokenize(tf.constant(list(texts[f"{{name}}_{{i}}"])))
+                for i in range(2) if f"{{name}}_{{i}}" in texts]
     packed = hub.bert_pack_inputs(segments, tf.constant({SEQ}))
     for key, value in packed.items():
         out[f"{{name}}/{{key}}"] = value.numpy()
@@ -165,7 +166,8 @@ def test_a_short_fine_tuning_on_real_sst2_text_completes(tmp_path):
                       '"num_attention_heads": 2, "intermediate_size": 64, "max_position_embeddings": 64}')
     out = tmp_path / "out"
     result = subprocess.run(
-        [sys.executable, os.path.join(ROOT, "run_classifier.py"), "--task_name=SST-2", f"--data_dir={tmp_path / 'glue'}",
+        [sys.executable, os.path.join(ROOT, "run_classifier.py"), "--task_name=SST-2",
+         f"--data_dir={tmp_path / 'glue'}",
          f"--output_dir={out}", f"--albert_config_file={config}", f"--spm_model_file={SPM}", "--do_train",
          "--do_eval", "--max_seq_length=64", "--train_batch_size=32", "--train_step=27", "--warmup_step=3",
          "--learning_rate=1e-3", "--save_checkpoints_steps=27", "--eval_batch_size=128",

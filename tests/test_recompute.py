@@ -7,8 +7,8 @@ import pytest
 import tensorflow as tf
 
 from albert import AlbertConfig, AlbertPretrainer
-from albert.modeling import AttentionBlock, FeedForwardBlock, set_recompute
-from albert.recompute import seed_generators
+from albert.model.encoder import AttentionBlock, FeedForwardBlock, set_recompute
+from albert.model.recompute import seed_generators
 from albert.tasks.pretraining import pretraining_loss
 from tests.pretraining_helpers import run_on_two_cpus
 

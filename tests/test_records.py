@@ -3,9 +3,9 @@
 import numpy as np
 import tensorflow as tf
 
-from albert.example_proto import serialize_example, serialize_examples
-from albert.feature_specs import pretraining_features
-from albert.tfrecord import TFRecordWriter
+from albert.data.example_proto import serialize_example, serialize_examples
+from albert.data.features import pretraining_features
+from albert.data.tfrecord import TFRecordWriter
 
 
 def tf_example(features: dict) -> tf.train.Example:

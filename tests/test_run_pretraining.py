@@ -156,7 +156,8 @@ def test_init_checkpoint_from_an_original_tf1_checkpoint(tmp_path):
     assert result.returncode == 0, result.stderr[-2000:]
     assert f"{fixture}/model.ckpt: loaded 32, missing 0, ignored 2" in result.stdout
     from albert import AlbertConfig, AlbertPretrainer
-    from albert.weights import init_from_checkpoint, original_variable_map
+    from albert.weights.loader import init_from_checkpoint
+    from albert.weights.original import original_variable_map
 
     model = AlbertPretrainer(AlbertConfig.from_json_file(f"{fixture}/albert_config.json"))
     init_from_checkpoint(model, str(out / "model.ckpt-1"))  # our TF2 checkpoint, restored through the encoder

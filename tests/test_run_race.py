@@ -88,7 +88,7 @@ def test_learns_a_four_choice_task_and_writes_predictions(tmp_path):
     import tensorflow as tf
     from ai_edge_litert.interpreter import Interpreter
 
-    from albert.input_pipeline import race_dataset
+    from albert.data.readers import race_dataset
 
     batch = next(iter(race_dataset([str(out / "predict.tf_record")], 24, 12, False)))
     features = {k: batch[k].numpy().astype(np.int32) for k in ("input_ids", "input_mask", "segment_ids")}

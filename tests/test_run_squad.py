@@ -67,7 +67,7 @@ def test_v1_learns_the_task_and_predicts_without_a_train_file(workdir):
     # The serving export gives the same spans: decode its logits over the cached features.
     import tensorflow as tf
 
-    from albert.input_pipeline import squad_dataset
+    from albert.data.readers import squad_dataset
     from albert.tasks.squad import read_examples
     from albert.tasks.squad_predictions import decode
 

@@ -6,7 +6,7 @@ import pytest
 
 from albert.errors import AlbertError
 from albert.tasks import squad
-from albert.tokenization import load_sentencepiece
+from albert.text.tokenization import load_sentencepiece
 
 PARAGRAPHS = [
     ("In  1889,   the Café   Müller of São Paulo sold   “Crème Brûlée” for $1,234,567.89 (a record). "

@@ -1,7 +1,7 @@
 import pytest
 
 from albert import AlbertError
-from albert.tokenization import FullTokenizer, encode_ids, encode_pieces, load_sentencepiece, preprocess_text
+from albert.text.tokenization import FullTokenizer, encode_ids, encode_pieces, load_sentencepiece, preprocess_text
 
 U = "\u2581"
 
@@ -38,7 +38,7 @@ def digit_sp(tmp_path_factory):
     30k model does for some numbers: the digit-comma rule of encode_pieces then has work to do."""
     import random
 
-    from albert.tokenization import train_sentencepiece
+    from albert.text.tokenization import train_sentencepiece
 
     rng = random.Random(0)
     directory = tmp_path_factory.mktemp("digits")

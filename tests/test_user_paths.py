@@ -43,7 +43,7 @@ def run(script, *args, timeout=300):
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
     """One SentencePiece model for every task's words, a tiny config, and each task's data."""
-    from albert.tokenization import load_sentencepiece, train_sentencepiece
+    from albert.text.tokenization import load_sentencepiece, train_sentencepiece
 
     root = tmp_path_factory.mktemp("paths")
     rng = random.Random(0)
@@ -152,7 +152,7 @@ model.compile(optimizer=keras.optimizers.Adam(1e-3),
               loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
 model.fit(x=(["the code is mango"] * 4, ["what is the code?"] * 4), y=[1, 0, 1, 0], batch_size=2, verbose=0)
 model.save({str(keras_file)!r})
-again = keras.models.load_model({str(keras_file)!r})
+again = albert.load_model({str(keras_file)!r})
 assert again.compute_dtype == "bfloat16", again.compute_dtype
 again.export({str(export)!r}, verbose=False)
 """

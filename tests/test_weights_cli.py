@@ -107,8 +107,8 @@ def test_run_classifier_serves_a_huggingface_classifier(tmp_path):
     becomes a serving model on raw strings in one command: config and SentencePiece model from the directory."""
     from albert import AlbertClassifier
     from albert.config import AlbertConfig
-    from albert.convert import convert
-    from albert.weights import save_original_checkpoint
+    from albert.export.conversion import convert
+    from albert.weights.tf_checkpoints import save_original_checkpoint
     from tests.test_classification_training import write_task
 
     release = tmp_path / "release"

@@ -33,8 +33,8 @@ def verdict(accuracy: float, baseline: float, n: int) -> tuple:
 def labels(path, seq, pred):
     import tensorflow as tf
 
-    from albert.feature_specs import pretraining_features
-    from albert.input_pipeline import feature_description
+    from albert.data.features import pretraining_features
+    from albert.data.readers import feature_description
 
     description = feature_description(pretraining_features(seq, pred))
     tokens, order = collections.Counter(), []

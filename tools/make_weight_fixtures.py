@@ -48,7 +48,7 @@ LENGTHS = [12, 9, 5]
 
 def sentencepiece(directory):
     """A 64-piece ALBERT-style SentencePiece model (identity normalisation keeps the file small)."""
-    from albert.tokenization import train_sentencepiece
+    from albert.text.tokenization import train_sentencepiece
 
     rng = random.Random(0)
     words = ("the a of and to in is was for on that with as by at from his her it an are were which this be or "
@@ -171,7 +171,7 @@ def keras_hub_presets(spm, seed):
 
 def verify(directory, case_architecture):
     """Convert a fixture with albert.convert and load the result with transformers."""
-    from albert.convert import convert
+    from albert.export.conversion import convert
 
     work = tempfile.mkdtemp()
     if os.path.basename(directory).startswith("hf_"):

@@ -5,14 +5,12 @@ import os
 import numpy as np
 import tensorflow as tf
 
-from albert import feature_cache
 from albert.atomic import replacing_file
-from albert.example_proto import serialize_examples
-from albert.feature_specs import classifier_features
+from albert.data import cache
+from albert.data.example_proto import serialize_examples
+from albert.data.features import PACKED_INPUTS, classifier_features
+from albert.data.tfrecord import TFRecordWriter
 from albert.tasks.glue import Task, convert_example, read_examples
-from albert.tfrecord import TFRecordWriter
-
-MODEL_INPUTS = ("input_ids", "input_mask", "segment_ids")
 
 
 def write_features(features: list, path: str, max_seq_length: int, regression: bool):
@@ -33,13 +31,13 @@ def write_features(features: list, path: str, max_seq_length: int, regression: b
 
 def cached_features(task: Task, data_dir: str, split: str, tokenizer, max_seq_length: int, cached_dir: str) -> tuple:
     """(TFRecord path, examples) of a split; the records are built once and reused while the examples, the
-    tokenizer and max_seq_length are the same (albert.feature_cache)."""
+    tokenizer and max_seq_length are the same (albert.data.cache)."""
     examples = read_examples(task, data_dir, split)
     os.makedirs(cached_dir, exist_ok=True)
     name = {"dev": "eval", "test": "predict"}.get(split, split)
     path = os.path.join(cached_dir, f"{task.name}_{name}.tf_record")
-    key = feature_cache.cache_key(examples, tokenizer, task=task.name, split=split, max_seq_length=max_seq_length)
-    feature_cache.build(path, key, lambda out: write_features(
+    key = cache.cache_key(examples, tokenizer, task=task.name, split=split, max_seq_length=max_seq_length)
+    cache.build(path, key, lambda out: write_features(
         [convert_example(e, task, max_seq_length, tokenizer) for e in examples], out, max_seq_length,
         task.is_regression))
     return path, examples
@@ -49,7 +47,7 @@ def classification_loss(model, batch, training):
     """Mean cross-entropy (classification) or mean squared error (regression, one output), weighted by
     `is_real_example`; metric (of the training batches, next to the loss): accuracy, for classification. Dev
     metrics (eval_accuracy, eval_loss, ...) come from the runner's evaluation, never from training batches."""
-    logits = model({k: batch[k] for k in MODEL_INPUTS}, training=training)
+    logits = model({k: batch[k] for k in PACKED_INPUTS}, training=training)
     real = tf.cast(tf.reshape(batch["is_real_example"], [-1]), tf.float32)
     labels = tf.reshape(batch["label_ids"], [-1])
     count = tf.reduce_sum(real)
@@ -68,5 +66,5 @@ def predict(model, dataset, steps: int) -> np.ndarray:
     """Logits of `steps` batches (one device: prediction is cheap)."""
     outputs = []
     for batch, _ in zip(dataset, range(steps)):
-        outputs.append(model({k: batch[k] for k in MODEL_INPUTS}, training=False).numpy())
+        outputs.append(model({k: batch[k] for k in PACKED_INPUTS}, training=False).numpy())
     return np.concatenate(outputs) if outputs else np.zeros((0, 1))

@@ -3,11 +3,13 @@ sentence-order loss (spec §5.2), and the four evaluation metrics of the origina
 
 import tensorflow as tf
 
-MODEL_INPUTS = ("input_ids", "input_mask", "segment_ids", "masked_lm_positions")
+from albert.data.features import PACKED_INPUTS
+
+MODEL_INPUTS = PACKED_INPUTS + ("masked_lm_positions",)
 
 
 def pretraining_loss(model, batch, training):
-    """Per-replica partial sums for albert.training: loss terms and metrics."""
+    """Per-replica partial sums for albert.train.loop: loss terms and metrics."""
     outputs = model({k: batch[k] for k in MODEL_INPUTS}, training=training)
     weights = tf.cast(batch["masked_lm_weights"], tf.float32)
     labels = batch["masked_lm_ids"]

@@ -11,9 +11,12 @@ import json
 import os
 
 from albert.atomic import replacing_file
+from albert.data.example_proto import serialize_examples
+from albert.data.features import PACKED_INPUTS
+from albert.data.tfrecord import TFRecordWriter
 from albert.errors import AlbertError
+from albert.text.tokenization import preprocess_text
 from albert.textfiles import read_text
-from albert.tokenization import preprocess_text
 
 LEVELS = ("middle", "high")
 NUM_CHOICES = 4
@@ -114,12 +117,9 @@ def write_features(examples: list, tokenizer, max_seq_length: int, max_qa_length
     """Examples -> a TFRecord file of the original RACE records (temporary name, then rename)."""
     import numpy as np
 
-    from albert.example_proto import serialize_examples
-    from albert.tfrecord import TFRecordWriter
-
     rows = [convert_example(e, tokenizer, max_seq_length, max_qa_length) for e in examples]
     arrays = {key: np.array([np.ravel(r[key]) for r in rows], np.int64)
-              for key in ("input_ids", "input_mask", "segment_ids")}
+              for key in PACKED_INPUTS}
     arrays["label_ids"] = np.array([[r["label"]] for r in rows], np.int64)
     arrays["is_real_example"] = np.ones((len(rows), 1), np.int64)
     with replacing_file(path) as tmp, TFRecordWriter(tmp) as writer:
@@ -131,7 +131,7 @@ def race_loss(model, batch, training):
     """Mean cross-entropy over the four options; metrics: loss and accuracy."""
     import tensorflow as tf
 
-    logits = model({k: batch[k] for k in ("input_ids", "input_mask", "segment_ids")}, training=training)
+    logits = model({k: batch[k] for k in PACKED_INPUTS}, training=training)
     labels = tf.cast(tf.reshape(batch["label_ids"], [-1]), tf.int32)
     real = tf.cast(tf.reshape(batch["is_real_example"], [-1]), tf.float32)
     nll = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)

@@ -18,8 +18,13 @@ import json
 import os
 
 from albert import textfiles
+from albert.atomic import replacing_files
+from albert.data import cache
+from albert.data.example_proto import serialize_examples
+from albert.data.features import PACKED_INPUTS, squad_features
+from albert.data.tfrecord import TFRecordWriter
 from albert.errors import AlbertError
-from albert.tokenization import SPIECE_UNDERLINE, encode_ids, encode_pieces, preprocess_text
+from albert.text.tokenization import SPIECE_UNDERLINE, encode_ids, encode_pieces, preprocess_text
 
 MIN_ALIGNED = 0.8
 FIRST_UNIQUE_ID = 1000000000
@@ -225,7 +230,7 @@ def convert_examples(examples: list, sp_model, settings: Settings, is_training: 
     """
     cls_id, sep_id = sp_model.PieceToId("[CLS]"), sp_model.PieceToId("[SEP]")
     t = settings.max_seq_length
-    rows = {k: [] for k in ("unique_ids", "input_ids", "input_mask", "segment_ids", "p_mask")}
+    rows = {k: [] for k in ("unique_ids", *PACKED_INPUTS, "p_mask")}
     if is_training:
         rows.update(start_positions=[], end_positions=[], is_impossible=[])
     paragraphs, paragraph_index, meta_examples, meta_features = [], {}, [], []
@@ -289,10 +294,6 @@ def write_features(examples: list, sp_model, settings: Settings, is_training: bo
     so that an interrupted run never leaves a partial file. Returns the counts (and the metadata written)."""
     import numpy as np
 
-    from albert.example_proto import serialize_examples
-    from albert.feature_specs import squad_features
-    from albert.tfrecord import TFRecordWriter
-
     rows, metadata, counts = convert_examples(examples, sp_model, settings, is_training, log)
     metadata["num_features"] = counts["features"]
     counts["metadata"] = metadata
@@ -301,8 +302,8 @@ def write_features(examples: list, sp_model, settings: Settings, is_training: bo
     assert set(arrays) == set(spec)
     for path in (record_path, metadata_path):
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    tmp_record, tmp_metadata = f"{record_path}.tmp-{os.getpid()}", f"{metadata_path}.tmp-{os.getpid()}"
-    try:
+    # The metadata is renamed into place last: its key stamps the record.
+    with replacing_files([record_path, metadata_path]) as (tmp_record, tmp_metadata):
         with TFRecordWriter(tmp_record) as writer:
             for record in serialize_examples(arrays):
                 writer.write(record)
@@ -310,12 +311,6 @@ def write_features(examples: list, sp_model, settings: Settings, is_training: bo
             metadata["cache_key"] = dict(cache_key, record_bytes=os.path.getsize(tmp_record))
         with open(tmp_metadata, "w", encoding="utf-8") as f:
             json.dump(metadata, f, separators=(",", ":"))
-        os.replace(tmp_record, record_path)
-        os.replace(tmp_metadata, metadata_path)  # last: the metadata's key stamps the record
-    finally:
-        for tmp in (tmp_record, tmp_metadata):
-            if os.path.exists(tmp):
-                os.remove(tmp)
     return counts
 
 
@@ -323,19 +318,17 @@ def cached_features(examples: list, sp_model, settings: Settings, is_training: b
                     metadata_path: str, log=print) -> dict:
     """The metadata of the feature files, built once: reused while the examples as read (answers included), the
     SentencePiece model, the settings and the record (its size) are the ones it was built from; else rebuilt, and
-    the reason logged (albert.feature_cache's key, stored in the metadata)."""
-    from albert import feature_cache
-
+    the reason logged (albert.data.cache's key, stored in the metadata)."""
     key = {"settings": dataclasses.asdict(settings), "training": is_training, "examples": len(examples),
-           "examples_sha256": feature_cache.examples_digest(examples),
-           "tokenizer_sha256": feature_cache.tokenizer_digest(sp_model)}
+           "examples_sha256": cache.examples_digest(examples),
+           "tokenizer_sha256": cache.tokenizer_digest(sp_model)}
     if os.path.exists(record_path) and os.path.exists(metadata_path):
         try:
             metadata = load_json(metadata_path, "SQuAD feature metadata")
         except AlbertError:
             metadata = {}
         stored = metadata.get("cache_key") if metadata.get("format") == METADATA_FORMAT else None
-        reason = feature_cache.stale_reason(record_path, stored, key)
+        reason = cache.stale_reason(record_path, stored, key)
         if reason is None:
             return metadata
         log(f"rebuilding {record_path}: {reason}")
@@ -349,7 +342,7 @@ def cached_features(examples: list, sp_model, settings: Settings, is_training: b
 # ------------------------------------------------------------------------------------------- model interface
 def model_inputs(version_2: bool) -> tuple:
     """The feature keys the SQuAD models read at prediction (2.0 adds p_mask)."""
-    return ("input_ids", "input_mask", "segment_ids") + (("p_mask",) if version_2 else ())
+    return PACKED_INPUTS + (("p_mask",) if version_2 else ())
 
 
 def prediction_outputs(version_2: bool) -> tuple:
@@ -364,7 +357,7 @@ def squad_v1_loss(model, batch, training):
     """The original v1 loss: (cross-entropy of the start + of the end over all positions) / 2, per feature."""
     import tensorflow as tf
 
-    outputs = model({k: batch[k] for k in ("input_ids", "input_mask", "segment_ids")}, training=training)
+    outputs = model({k: batch[k] for k in PACKED_INPUTS}, training=training)
     starts = tf.reshape(batch["start_positions"], [-1])
     ends = tf.reshape(batch["end_positions"], [-1])
     start_nll = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=starts, logits=outputs["start_logits"])
@@ -380,7 +373,7 @@ def squad_v2_loss(model, batch, training):
     end conditioned on the gold start."""
     import tensorflow as tf
 
-    inputs = {k: batch[k] for k in ("input_ids", "input_mask", "segment_ids", "p_mask")}
+    inputs = {k: batch[k] for k in PACKED_INPUTS + ("p_mask",)}
     starts = tf.reshape(batch["start_positions"], [-1])
     ends = tf.reshape(batch["end_positions"], [-1])
     outputs = model(dict(inputs, start_positions=starts), training=training)

@@ -24,6 +24,7 @@ import sys
 from albert.atomic import write_text
 from albert.cli import ArgumentParser, check_output_path
 from albert.errors import AlbertError
+from albert.textfiles import load_json
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
 _PUNCTUATION = frozenset(string.punctuation)
@@ -164,8 +165,6 @@ def evaluate(dataset_json: dict, predictions: dict, na_probs: dict | None = None
 
 def _load(path: str, what: str, kind: type):
     """The JSON file `path`, which must hold a `kind` (dict: an object, list: an array)."""
-    from albert.textfiles import load_json
-
     value = load_json(path, what)
     if not isinstance(value, kind):
         raise AlbertError(f"{path}: the {what} must be a JSON {'object' if kind is dict else 'array'}, not a "

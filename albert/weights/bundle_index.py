@@ -44,11 +44,9 @@ def _entries(block: bytes):
         at += length
 
 
-def shard_sizes(index_path: str) -> tuple:
-    """(number of data shards, {shard id: bytes its tensors need}) of a checkpoint `.index`; raises
-    UnreadableIndex for a file that is not such a table."""
-    with open(index_path, "rb") as f:
-        data = f.read()
+def entries(data: bytes):
+    """(tensor name, BundleEntryProto bytes) of every entry of a checkpoint `.index` (the header's name is empty);
+    raises UnreadableIndex for bytes that are not such a table."""
     if len(data) < FOOTER or data[-8:] != MAGIC:
         raise UnreadableIndex("no table footer")
     footer = data[-FOOTER:]
@@ -56,15 +54,26 @@ def shard_sizes(index_path: str) -> tuple:
     _, at = varint(footer, at)
     index_offset, at = varint(footer, at)
     index_size, _ = varint(footer, at)
-    num_shards, needed = 1, {}
     for _, handle in _entries(_block(data, index_offset, index_size)):
         offset, at = varint(handle, 0)
         size, _ = varint(handle, at)
-        for key, entry in _entries(_block(data, offset, size)):
-            values = {number: value for number, value in fields(entry) if isinstance(value, int)}
-            if not key:
-                num_shards = values.get(1, 1)
-            else:
-                shard = values.get(3, 0)
-                needed[shard] = max(needed.get(shard, 0), values.get(4, 0) + values.get(5, 0))
+        yield from _entries(_block(data, offset, size))
+
+
+def shard_sizes(data: bytes) -> tuple:
+    """(number of data shards, {shard id: bytes its tensors need}) of a checkpoint `.index`'s bytes."""
+    num_shards, needed = 1, {}
+    for key, entry in entries(data):
+        values = {number: value for number, value in fields(entry) if isinstance(value, int)}
+        if not key:
+            num_shards = values.get(1, 1)
+        else:
+            shard = values.get(3, 0)
+            needed[shard] = max(needed.get(shard, 0), values.get(4, 0) + values.get(5, 0))
     return num_shards, needed
+
+
+def is_object_based(data: bytes) -> bool:
+    """Whether a checkpoint `.index` is a TF2 object-based checkpoint's (it holds the object graph), not a TF1
+    name-based one's."""
+    return any(key == b"_CHECKPOINTABLE_OBJECT_GRAPH" for key, _ in entries(data))

@@ -15,6 +15,7 @@ import re
 import numpy as np
 
 from albert.errors import AlbertError
+from albert.weights.original import encoder_of, original_variable_map
 
 SAME, TRANSPOSE = "same", "transpose"
 CHECKED_TRANSFORMERS_VERSION = "5.23.0"
@@ -75,7 +76,7 @@ BUFFERS = re.compile(r"(^|\.)embeddings\.(position_ids|token_type_ids)$")
 
 @dataclasses.dataclass(frozen=True)
 class Architecture:
-    model_class: str  # the albert.models class that holds the same weights
+    model_class: str  # the albert.model.task_models class that holds the same weights
     heads: tuple  # head tables (albert.weights.original.HEAD_TABLES keys)
     prefix: str  # of the base model's names
     pooler: bool  # the base model has the pooler (transformers drops it in the token-level classes)
@@ -104,15 +105,10 @@ WRITTEN_DEFAULTS = {"bos_token_id": 2, "eos_token_id": 3, "pad_token_id": 0, "cl
 
 
 # ---------------------------------------------------------------------------------------------------- config
-def is_config(values) -> bool:
-    return isinstance(values, dict) and "model_type" in values
-
-
-def config_from_dict(values: dict, source: str):
-    """An AlbertConfig from a Hugging Face `config.json`: the keys that describe the network map to the
-    original's; the rest (architectures, token ids, dtype, versions, labels) say nothing about the weights."""
-    from albert.config import AlbertConfig
-
+def config_values(values: dict, source: str) -> dict:
+    """The original's config keys of a Hugging Face `config.json` (AlbertConfig.from_json_file builds the config):
+    the keys that describe the network map to the original's; the rest (architectures, token ids, dtype, versions,
+    labels) say nothing about the weights."""
     kind = values.get("model_type")
     if kind != "albert":
         raise AlbertError(f"{source}: a Hugging Face `{kind}` config, not ALBERT (model_type must be "
@@ -130,7 +126,7 @@ def config_from_dict(values: dict, source: str):
                           "\"absolute\" positions")
     ours = {k: values[k] for k in NETWORK_KEYS if k in values}
     ours["hidden_act"] = ACTIVATIONS[act]
-    return AlbertConfig.from_dict(ours, source=source)
+    return ours
 
 
 def architecture_of(values: dict) -> str | None:
@@ -289,10 +285,9 @@ class HuggingFaceTensors:
 
 def state_dict(model, architecture: str) -> dict:
     """{Hugging Face name: NumPy array} of `model` written as `architecture`."""
-    from albert.weights.original import original_variable_map, _encoder_of
 
     spec = ARCHITECTURES[architecture]
-    config = _encoder_of(model).config
+    config = encoder_of(model).config
     missing_heads = set(spec.heads) - set(getattr(model, "checkpoint_heads", ()))
     if missing_heads:
         raise AlbertError(f"{type(model).__name__} has no {', '.join(sorted(missing_heads))} head: it cannot be "

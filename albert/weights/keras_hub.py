@@ -49,7 +49,7 @@ BLOCK_TABLE = [
     ("_feedforward_layer_norm/vars/0", "LayerNorm_1/gamma", SAME),
     ("_feedforward_layer_norm/vars/1", "LayerNorm_1/beta", SAME),
 ]
-# task.json class -> (the albert.models class, its head table, the rows of task.weights.h5)
+# task.json class -> (the albert.model.task_models class, its head table, the rows of task.weights.h5)
 TASKS = {
     "AlbertTextClassifier": ("AlbertClassifier", [
         ("layers/dense/vars/0", "output_weights", TRANSPOSE),
@@ -71,14 +71,9 @@ CONFIG_KEYS = {"vocabulary_size": "vocab_size", "num_layers": "num_hidden_layers
 SPM_MODEL = os.path.join("assets", "tokenizer", "vocabulary.spm")
 
 
-def is_config(values) -> bool:
-    return isinstance(values, dict) and str(values.get("registered_name", "")).startswith("keras_hub>")
-
-
-def config_from_dict(values: dict, source: str):
-    """An AlbertConfig from a keras-hub preset's `config.json` (an AlbertBackbone; tanh GELU, epsilon 1e-12)."""
-    from albert.config import AlbertConfig
-
+def config_values(values: dict, source: str) -> dict:
+    """The original's config keys of a keras-hub preset's `config.json` (an AlbertBackbone; tanh GELU, epsilon
+    1e-12)."""
     if values.get("class_name") != "AlbertBackbone":
         raise AlbertError(f"{source}: a keras-hub {values.get('class_name')} preset, not ALBERT (class_name must "
                           "be AlbertBackbone); pass an ALBERT preset directory")
@@ -87,7 +82,7 @@ def config_from_dict(values: dict, source: str):
     dropout = keys.get("dropout", 0.0)
     ours.update(hidden_dropout_prob=dropout, attention_probs_dropout_prob=dropout, hidden_act="gelu",
                 initializer_range=0.02)
-    return AlbertConfig.from_dict(ours, source=source)
+    return ours
 
 
 def read_json(path: str) -> dict:

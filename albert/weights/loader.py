@@ -1,26 +1,146 @@
 """The one loader: any format in (albert.weights' list), a LoadReport out."""
 
+import dataclasses
+import logging
 import os
+import re
 
 import numpy as np
 import tensorflow as tf
 
 from albert.errors import AlbertError
-from albert.weights import SPM_FILES, check_checkpoint_path, directory_format
-from albert.weights.original import (CheckpointTensors, LoadReport, _encoder_of, is_original_checkpoint,
-                                     load_tensors, resolve_checkpoint_path)
+from albert.text.tokenization import load_sentencepiece
+from albert.weights import huggingface, keras_hub
+from albert.weights.formats import SPM_FILES, check_checkpoint_path, detect_format, directory_format
+from albert.weights.huggingface import HuggingFaceTensors, weight_files
+from albert.weights.keras_hub import KerasHubTensors
+from albert.weights.original import BLOCK_PREFIX, encoder_of, original_variable_map
+from albert.weights.tf_checkpoints import CheckpointTensors, resolve_checkpoint_path
+
+log = logging.getLogger("albert")
 
 
-def detect_format(path: str) -> str:
-    """"original", "ours", "huggingface" or "keras_hub" for a checkpoint path, a model directory or a file."""
-    if path.endswith(".safetensors") or path.endswith(".safetensors.index.json"):
-        return "huggingface"
-    if path.endswith(".weights.h5"):
-        return "keras_hub"
-    kind = directory_format(path)
-    if kind in SPM_FILES:
-        return kind
-    return "original" if is_original_checkpoint(resolve_checkpoint_path(_checkpoint_path(path))) else "ours"
+# Why a variable's shape can differ from the checkpoint's: the config key that sets it.
+_SHAPE_CAUSES = [
+    (r"word_embeddings", "vocab_size / embedding_size"),
+    (r"position_embeddings", "max_position_embeddings / embedding_size"),
+    (r"token_type_embeddings", "type_vocab_size / embedding_size"),
+    (r"embeddings/LayerNorm|embedding_hidden_mapping_in", "embedding_size / hidden_size"),
+    (r"ffn_1", "intermediate_size / hidden_size"),
+    (r"cls/predictions/output_bias", "vocab_size"),
+    (r"cls/predictions", "embedding_size / hidden_size"),
+    (r"^output_|cls/squad", "the number of labels of the task, or hidden_size"),
+]
+_OPTIMIZER_SLOT = re.compile(r"(/adam_[mv]$|lamb_[mv]|/Adam(_\d+)?$|AdamWeightDecayOptimizer|^global_step$)")
+
+
+@dataclasses.dataclass
+class LoadReport:
+    """What `load_original_checkpoint` did with each name."""
+
+    path: str
+    loaded: list
+    missing: list  # model variables the checkpoint lacks (task heads that stay freshly initialized)
+    ignored: list  # optimizer slots and global_step
+    unused: list  # other checkpoint variables the model has no place for (e.g. another task's head)
+
+    def __str__(self):
+        lines = [f"{self.path}: loaded {len(self.loaded)}, missing {len(self.missing)}, "
+                 f"ignored {len(self.ignored)} (optimizer slots / global_step), unused {len(self.unused)}"]
+        for label, names in (("missing", self.missing), ("ignored", self.ignored), ("unused", self.unused)):
+            if names:
+                lines.append(f"  {label}: {', '.join(names)}")
+        return "\n".join(lines)
+
+
+def _shape_cause(name: str) -> str:
+    for pattern, keys in _SHAPE_CAUSES:
+        if re.search(pattern, name):
+            return f"the checkpoint was made with another {keys}"
+    return "the checkpoint was made with another hidden_size / num_attention_heads"
+
+
+def _block_key(name: str):
+    match = re.match(re.escape(BLOCK_PREFIX) + r"((?:group|layer)_\d+/inner_group_\d+)/", name)
+    return match.group(1) if match else None
+
+
+def _group0_name(name: str) -> str:
+    """The original's --init_from_group0 fallback: any block's variable from group 0 of the checkpoint."""
+    return re.sub(r"/(?:group|layer)_\d+/", "/group_0/", name, count=1)
+
+
+def load_original_checkpoint(model, path: str, init_from_group0: bool = False) -> LoadReport:
+    """Load an original (TF1 name-based) ALBERT checkpoint into an encoder or any model of `albert.model.task_models`.
+
+    Every encoder variable must be in the checkpoint with the same shape; task-head variables the checkpoint lacks
+    are reported as missing and keep their initialization. Optimizer slots and `global_step` are ignored. Raises
+    `AlbertError` naming the variable, both shapes and the likely cause when the checkpoint does not fit. With
+    `init_from_group0` (the original's flag) every block the checkpoint lacks is initialised from its group 0.
+    """
+    return load_tensors(model, CheckpointTensors(path), init_from_group0)
+
+
+def load_tensors(model, source, init_from_group0: bool = False) -> LoadReport:
+    """Assign every variable of `model` from `source` ({original name: shape} + get(name)), checking shapes;
+    the one place where weights of any format enter a model."""
+    path, ckpt_shapes = source.path, source.shapes
+    names = original_variable_map(model)
+    config = encoder_of(model).config
+    loaded, missing = [], []
+    for name, variable in sorted(names.items()):
+        source_name = name
+        if name not in ckpt_shapes and init_from_group0 and _block_key(name):
+            source_name = _group0_name(name)
+        if source_name not in ckpt_shapes:
+            if name.startswith("bert/") and not name.startswith(tuple(source.optional)):
+                raise AlbertError(_missing_encoder_message(path, name, ckpt_shapes, config, source))
+            missing.append(name)
+            continue
+        want, have = tuple(variable.shape), tuple(ckpt_shapes[source_name])
+        if want != have:
+            described = source.describe(name) if hasattr(source, "describe") else name
+            raise AlbertError(f"{path}: variable {described} has shape {list(have)} in the checkpoint but "
+                              f"{list(want)} in the model: {_shape_cause(name)}; use the {source.config_name} "
+                              "that came with the checkpoint")
+        variable.assign(np.asarray(source.get(source_name)).astype(np.dtype(variable.dtype)))
+        loaded.append(name)
+    ignored, unused = list(source.ignored), list(source.unused)
+    used = set(loaded) | ({_group0_name(n) for n in loaded if _block_key(n)} if init_from_group0 else set())
+    for name in sorted(ckpt_shapes):
+        if name in used:
+            continue
+        if _OPTIMIZER_SLOT.search(name):
+            ignored.append(name)
+        elif name.startswith("bert/"):
+            key = _block_key(name)
+            raise AlbertError(f"{path}: the checkpoint has {name} but the model has no "
+                              f"{'block ' + key if key else 'such variable'}: the checkpoint was made with another "
+                              f"num_hidden_groups / inner_group_num / sharing / embedding_size (model: "
+                              f"{config.num_hidden_groups} / {config.inner_group_num} / {config.sharing} / "
+                              f"{config.embedding_size}); use the {source.config_name} that came with it")
+        else:
+            unused.append(name)
+    report = LoadReport(path, loaded, missing, ignored, unused)
+    log.info("%s", report)
+    return report
+
+
+def _missing_encoder_message(path, name, ckpt_shapes, config, source=None) -> str:
+    if "embedding_hidden_mapping_in" in name:
+        cause = ("the checkpoint has no E->H projection, so it was made with embedding_size == hidden_size "
+                 f"(model: {config.embedding_size} != {config.hidden_size})")
+    elif _block_key(name) in {_block_key(n) for n in ckpt_shapes}:
+        cause = f"the checkpoint has block {_block_key(name)} but not this tensor: it is incomplete or damaged"
+    elif _block_key(name):
+        blocks = sorted({k for k in map(_block_key, ckpt_shapes) if k})
+        cause = (f"the checkpoint's blocks are {', '.join(blocks) or 'none'}: it was made with another "
+                 f"num_hidden_groups / inner_group_num / sharing (model: {config.num_hidden_groups} / "
+                 f"{config.inner_group_num} / {config.sharing})")
+    else:
+        cause = "it is not an ALBERT checkpoint of the original layout"
+    described = source.describe(name) if hasattr(source, "describe") else name
+    return f"{path}: the model needs {described} but the checkpoint lacks it: {cause}"
 
 
 def _checkpoint_path(path: str) -> str:
@@ -31,19 +151,17 @@ def _checkpoint_path(path: str) -> str:
 
 
 def _source(model, path: str, kind: str):
-    config = _encoder_of(model).config
+    config = encoder_of(model).config
     if kind == "huggingface":
-        from albert.weights.huggingface import HuggingFaceTensors
         return HuggingFaceTensors(path, config)
     if kind == "keras_hub":
-        from albert.weights.keras_hub import KerasHubTensors
         return KerasHubTensors(path if os.path.isdir(path) else os.path.dirname(path), config)
     return CheckpointTensors(_checkpoint_path(path))
 
 
 def load_weights(model, path: str, init_from_group0: bool = False) -> LoadReport:
-    """Load weights of any format into an encoder or any model of `albert.models`. The report's `missing` lists
-    what the source lacks (a task head, or the pooler of a token-level Hugging Face class), which keeps its
+    """Load weights of any format into an encoder or any task model (albert.model.task_models). The report's
+    `missing` lists what the source lacks (a task head, or the pooler of a token-level Hugging Face class), which keeps its
     initialisation; `ignored` optimizer slots, buffers and tied copies; `unused` what the model has no place for.
     For our TF2 checkpoints `missing` is found exactly: each head variable holds NaN during the restore, and one
     still all NaN after it was not in the checkpoint and gets its value back."""
@@ -51,7 +169,7 @@ def load_weights(model, path: str, init_from_group0: bool = False) -> LoadReport
     if kind != "ours":
         return load_tensors(model, _source(model, path, kind), init_from_group0)
     path = resolve_checkpoint_path(path)
-    own = {id(v) for v in _encoder_of(model).weights}
+    own = {id(v) for v in encoder_of(model).weights}
     heads = [v for v in model.weights if id(v) not in own]
     kept = [np.asarray(v) for v in heads]
     for variable in heads:
@@ -66,7 +184,7 @@ def load_weights(model, path: str, init_from_group0: bool = False) -> LoadReport
 
 
 def _restore_ours(model, path: str):
-    encoder = _encoder_of(model)
+    encoder = encoder_of(model)
     try:
         status = tf.train.Checkpoint(model=tf.train.Checkpoint(encoder=encoder)).read(path)
         status.expect_partial()
@@ -110,7 +228,6 @@ def model_directory_files(directory: str, checkpoint_name: str = "model.ckpt-bes
         if not os.path.isfile(spm_model_file):
             raise AlbertError(f"{spm_model_file}: not found; pass {names['spm']}")
         if kind == "huggingface":
-            from albert.weights.huggingface import weight_files
             weight_files(directory)
         elif not os.path.isfile(os.path.join(directory, "model.weights.h5")):
             raise AlbertError(f"{directory}: no model.weights.h5 (a keras-hub preset holds config.json, "
@@ -136,15 +253,13 @@ def model_directory_files(directory: str, checkpoint_name: str = "model.ckpt-bes
                           + (f" (found: {', '.join(found)})" if found else ""))
     checkpoint = resolve_checkpoint_path(checkpoint)
     check_checkpoint_path(checkpoint, names["checkpoint"])
-    return {"format": "original" if is_original_checkpoint(checkpoint) else "ours", "config": config,
+    return {"format": detect_format(checkpoint), "config": config,
             "spm_model": spm_model_file, "spm_vocab": vocab if vocab and os.path.isfile(vocab) else None,
             "checkpoint": checkpoint}
 
 
 def check_vocabulary(files: dict, config) -> None:
     """The SentencePiece model and the config of a model directory must agree on the vocabulary size."""
-    from albert.tokenization import load_sentencepiece
-
     pieces = load_sentencepiece(files["spm_model"]).GetPieceSize()
     if pieces != config.vocab_size:
         raise AlbertError(f"{files['spm_model']} has {pieces} pieces but {files['config']} says vocab_size "
@@ -152,11 +267,9 @@ def check_vocabulary(files: dict, config) -> None:
 
 
 def model_class_for(files: dict) -> tuple:
-    """(albert.models class name, constructor arguments, Hugging Face architecture or None) that the weights of
+    """(task model class name, constructor arguments, Hugging Face architecture or None) that the weights of
     a model directory hold: from config.json's `architectures` (Hugging Face), task.json (keras-hub), or the head
     variables of a checkpoint."""
-    from albert.weights import huggingface, keras_hub
-
     directory = files["checkpoint"]
     if files["format"] == "huggingface":
         values = huggingface.read_config(directory)

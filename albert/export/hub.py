@@ -1,0 +1,185 @@
+"""TF Hub-style SavedModels of a pretrained ALBERT (export_to_tfhub.py), TF2 convention:
+
+- encoder: `obj(inputs, training=False)` with a dict of int32 [B,T] `input_word_ids`, `input_mask`,
+  `input_type_ids` -> `pooled_output`, `sequence_output`, `encoder_outputs` (one per layer), `default`;
+  `variables` / `trainable_variables` lists so that it fine-tunes (TFSMLayer, hub.KerasLayer, `HubLayer`); endpoints
+  `serve` and `serve_train` (dict in, dict out) and the `serving_default` signature.
+- preprocessor: `obj(strings)` -> the three encoder inputs at the export's length; `tokenize(strings)` -> ragged
+  ids; `bert_pack_inputs([segment] or [a, b], seq_length)` (seq_length the export's default as a Python int, or
+  any length as an int32 tensor). ALBERT's normalisation and SentencePiece with the digit-comma rule, in the graph
+  (albert.text.graph_tokenizer): the ids equal `FullTokenizer`'s, pairs truncated by the original's rule.
+- mlm: the encoder's call plus `masked_lm_positions` -> `mlm_logits` [B,P,V] and `sop_logits` [B,2].
+
+Each computes in float32 whatever the model was trained in. Loading the preprocessor needs `import
+tensorflow_text`; the others need only TensorFlow. Also here: the release-layout checkpoint export
+(export_checkpoints.py).
+"""
+
+import os
+
+import keras
+import tensorflow as tf
+
+from albert.atomic import replacing_directory
+from albert.config import AlbertConfig
+from albert.errors import AlbertError
+from albert.export.litert import export_tflite
+from albert.export.savedmodel import HUB_INPUTS, encoder_inputs, int_spec, root_with_variables, save
+from albert.model.preprocessor import DEFAULT_SEQ_LENGTH
+from albert.model.serialization import float32_copy
+from albert.model.task_models import AlbertPretrainer
+from albert.text.graph_tokenizer import InGraphTokenizer
+from albert.weights.loader import check_vocabulary, load_weights, model_directory_files
+from albert.weights.tf_checkpoints import checkpoint_step, save_original_checkpoint
+
+
+def _hub_outputs(outputs: dict) -> dict:
+    return {"pooled_output": outputs["pooled_output"], "sequence_output": outputs["sequence_output"],
+            "encoder_outputs": list(outputs["encoder_outputs"]), "default": outputs["pooled_output"]}
+
+
+def export_encoder(encoder, path: str, assets: dict | None = None, mlm_model=None) -> str:
+    """The encoder (or, with `mlm_model` an AlbertPretrainer, the MLM model) as a TF Hub–style SavedModel,
+    computing in float32 (`float32_copy`)."""
+    if mlm_model is not None:
+        mlm_model = float32_copy(mlm_model)
+        encoder = mlm_model.encoder
+    else:
+        encoder = float32_copy(encoder)
+    model = mlm_model if mlm_model is not None else encoder
+    root = root_with_variables(model)
+    root.model = model
+    spec = {k: int_spec(k) for k in HUB_INPUTS}
+    if mlm_model is not None:
+        spec["masked_lm_positions"] = int_spec("masked_lm_positions")
+
+    def call(inputs, training=False):
+        features = encoder_inputs(inputs)
+        if mlm_model is None:
+            return _hub_outputs(encoder(features, training=training))
+        features["masked_lm_positions"] = inputs["masked_lm_positions"]
+        outputs = mlm_model.with_hidden_states(features, training=training)
+        return dict(_hub_outputs(outputs), mlm_logits=outputs["mlm_logits"], sop_logits=outputs["sop_logits"])
+
+    root.__call__ = tf.function(call)
+    root.__call__.get_concrete_function(spec, training=False)
+    root.__call__.get_concrete_function(spec, training=True)
+    def serve(inputs):
+        return call(inputs, training=False)
+
+    def serve_train(inputs):
+        return call(inputs, training=True)
+
+    root.serve = tf.function(serve, input_signature=[spec])
+    root.serve_train = tf.function(serve_train, input_signature=[spec])
+
+    def signature(inputs):
+        return encoder.serving_outputs(call(inputs, training=False))
+
+    serving = tf.function(signature, input_signature=[spec])
+    return save(root, path, {"serving_default": serving}, assets)
+
+
+def export_preprocessor(sp_model_file: str, do_lower_case: bool, path: str,
+                        seq_length: int = DEFAULT_SEQ_LENGTH) -> str:
+    """Strings -> encoder inputs, in the graph; the SentencePiece model travels in assets/."""
+    with open(sp_model_file, "rb") as f:
+        proto = f.read()
+    root = tf.__internal__.tracking.AutoTrackable()
+    root.tokenizer = InGraphTokenizer(proto, do_lower_case)
+    strings = tf.TensorSpec([None], tf.string, name="strings")
+    ragged = tf.RaggedTensorSpec([None, None], tf.int32, row_splits_dtype=tf.int64)
+    def preprocess(texts):
+        return root.tokenizer.pack([root.tokenizer.tokenize(texts)], seq_length)
+
+    root.__call__ = tf.function(preprocess, input_signature=[strings])
+    root.tokenize = tf.function(root.tokenizer.tokenize, input_signature=[strings])
+    root.bert_pack_inputs = tf.function(root.tokenizer.pack)
+    # A restored function matches a Python int only to a length traced as that int: the export's seq_length is;
+    # any other length is passed as an int32 tensor (each traced int costs seconds of export time).
+    for count in (1, 2):
+        root.bert_pack_inputs.get_concrete_function([ragged] * count, tf.TensorSpec([], tf.int32))
+        root.bert_pack_inputs.get_concrete_function([ragged] * count, seq_length)
+    root.sp_model_file = tf.saved_model.Asset(sp_model_file)
+    root.do_lower_case = tf.Variable(do_lower_case, trainable=False, name="do_lower_case")
+    return save(root, path, {"serving_default": root.__call__.get_concrete_function()})
+
+
+@keras.saving.register_keras_serializable(package="albert")
+class HubLayer(keras.layers.TFSMLayer):
+    """`keras.layers.TFSMLayer` for a TF Hub-style SavedModel (this project's encoder export by default endpoints)
+    that fine-tunes with any optimizer. Keras 3.15 names its copies of the SavedModel's variables `<name>:0`,
+    and optimizers with slots (Adam, AdamW, LAMB) refuse those names (`'..._word_embeddings:0_momentum' is not a
+    valid scope name`); here the `:0` suffix is dropped, nothing else changes."""
+
+    def __init__(self, filepath, call_endpoint="serve", call_training_endpoint="serve_train", trainable=True,
+                 **kwargs):
+        super().__init__(filepath, call_endpoint=call_endpoint, call_training_endpoint=call_training_endpoint,
+                         trainable=trainable, **kwargs)
+
+    def _add_existing_weight(self, weight):
+        self._track_variable(keras.Variable(initializer=weight, trainable=weight.trainable, dtype=weight.dtype,
+                                            shape=weight.shape,
+                                            name=weight.name.rsplit(":", 1)[0].replace("/", "_")))
+
+
+def load_pretrainer(files: dict):
+    """The AlbertPretrainer (float32) of a model directory (`albert.weights.loader.model_directory_files`: release
+    layout, Hugging Face or keras-hub), every weight -- MLM and SOP heads included -- read from its weights; the
+    config must match the SentencePiece model."""
+    config = AlbertConfig.from_json_file(files["config"])
+    check_vocabulary(files, config)
+    keras.mixed_precision.set_global_policy("float32")
+    model = AlbertPretrainer(config)
+    path = files["checkpoint"]
+    try:
+        report = load_weights(model, path)
+    except AlbertError as e:
+        if files["format"] != "ours":
+            raise
+        raise AlbertError(f"{path}: does not hold this pretraining model ({str(e)[:160]}); use the "
+                          "albert_config.json it was trained with and a pretraining checkpoint") from None
+    if report.missing:
+        raise AlbertError(f"{path}: lacks {len(report.missing)} variables of the pretraining model (first: "
+                          f"{report.missing[0]}); export a pretraining checkpoint, not a fine-tuned one (Hugging Face: "
+                          "AlbertForPreTraining)")
+    return model, config
+
+
+def export_hub_models(albert_directory: str, export_path: str, checkpoint_name: str, spm_model_file: str | None,
+                      do_lower_case: bool, seq_length: int | None, quantization: str) -> str:
+    """export_to_tfhub.py: a model directory (release layout, Hugging Face, keras-hub) as export_path/encoder (with
+    its model.tflite), export_path/preprocessor and export_path/mlm, written whole or not at all."""
+    files = model_directory_files(albert_directory, checkpoint_name, spm_model_file)
+    model, config = load_pretrainer(files)
+    seq_length = seq_length or min(DEFAULT_SEQ_LENGTH, config.max_position_embeddings)
+    if seq_length > config.max_position_embeddings:
+        raise AlbertError(f"--seq_length {seq_length} exceeds max_position_embeddings "
+                          f"({config.max_position_embeddings}) of {files['config']}")
+    out = export_path.rstrip("/")
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    with replacing_directory(out) as tmp:
+        config.to_json_file(os.path.join(tmp, "albert_config.json"))  # the original's format, whatever the input's
+        assets = {"albert_config.json": os.path.join(tmp, "albert_config.json"),
+                  os.path.basename(files["spm_model"]): files["spm_model"]}
+        if files["spm_vocab"]:
+            assets[os.path.basename(files["spm_vocab"])] = files["spm_vocab"]
+        export_encoder(model.encoder, os.path.join(tmp, "encoder"), assets)
+        lite = export_tflite(model.encoder, os.path.join(tmp, "encoder", "model.tflite"), HUB_INPUTS, seq_length,
+                             ("pooled_output", "sequence_output"), quantization, input_map=encoder_inputs)
+        export_encoder(model.encoder, os.path.join(tmp, "mlm"), assets, mlm_model=model)
+        export_preprocessor(files["spm_model"], do_lower_case, os.path.join(tmp, "preprocessor"), seq_length)
+        os.remove(os.path.join(tmp, "albert_config.json"))
+    return (f"exported {out}/encoder (and encoder/model.tflite, {lite['bytes']:,} bytes at length {seq_length}), "
+            f"{out}/preprocessor and {out}/mlm from {files['checkpoint']}")
+
+
+def export_release_checkpoint(albert_directory: str, export_path: str, checkpoint_name: str,
+                              spm_model_file: str | None) -> str:
+    """export_checkpoints.py: the pretraining model of a model directory re-saved under the original TF1 names,
+    without optimizer slots (the encoder, the MLM and sentence-order heads and global_step)."""
+    files = model_directory_files(albert_directory, checkpoint_name, spm_model_file)
+    model, _ = load_pretrainer(files)
+    step = checkpoint_step(files["checkpoint"]) if files["format"] in ("original", "ours") else None
+    path = save_original_checkpoint(model, export_path, global_step=step)
+    return f"wrote {path} (original names, no optimizer slots) from {files['checkpoint']}"

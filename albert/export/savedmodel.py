@@ -1,0 +1,41 @@
+"""What every SavedModel export here shares: the TF Hub input names, the int32 input specs, a root object that
+carries the model's variables (so TFSMLayer / hub.KerasLayer fine-tune it), and writing under a temporary name
+renamed into place (nothing half-written is left). albert.export.hub writes the TF Hub-style encoder,
+preprocessor and MLM models; albert.export.serving the fine-tuned tasks' serving models."""
+
+import os
+import shutil
+
+import tensorflow as tf
+
+from albert.atomic import replacing_directory
+
+HUB_INPUTS = ("input_word_ids", "input_mask", "input_type_ids")
+
+
+def encoder_inputs(inputs: dict) -> dict:
+    return {"input_ids": inputs["input_word_ids"], "input_mask": inputs["input_mask"],
+            "segment_ids": inputs["input_type_ids"]}
+
+
+def int_spec(name: str, rank: int = 2):
+    return tf.TensorSpec([None] * rank, tf.int32, name=name)
+
+
+def root_with_variables(layer):
+    root = tf.__internal__.tracking.AutoTrackable()
+    root.variables = list(layer.variables)
+    root.trainable_variables = list(layer.trainable_variables)
+    root.non_trainable_variables = list(layer.non_trainable_variables)
+    root.regularization_losses = []
+    return root
+
+
+def save(root, path: str, signatures: dict | None, assets: dict | None = None):
+    """Save under a temporary name next to `path`, copy assets, then rename into place."""
+    os.makedirs(os.path.dirname(os.path.abspath(path.rstrip("/"))), exist_ok=True)
+    with replacing_directory(path) as tmp:
+        tf.saved_model.save(root, tmp, signatures=signatures)
+        for name, source in (assets or {}).items():
+            shutil.copyfile(source, os.path.join(tmp, "assets", name))
+    return path

@@ -1,0 +1,73 @@
+"""Serving SavedModels of fine-tuned tasks, each with its LiteRT model.tflite, computing in float32:
+
+- classifier (run_classifier.py --export_dir): raw strings (`text_a`, and `text_b` for pair tasks) ->
+  `probabilities`, `predictions` (label strings; the score for regression), `logits`; tokenized in the graph
+  (loading it needs `import tensorflow_text`).
+- SQuAD (run_squad.py) and RACE (run_race.py): packed int32 features -> the head's outputs.
+"""
+
+import os
+
+import tensorflow as tf
+
+from albert.export.litert import export_tflite
+from albert.export.savedmodel import encoder_inputs, int_spec, root_with_variables, save
+from albert.model.serialization import float32_copy
+from albert.tasks.squad import model_inputs, prediction_outputs
+from albert.text.graph_tokenizer import InGraphTokenizer
+
+
+def export_classifier(model, sp_model_file: str, do_lower_case: bool, labels: list | None, pair: bool,
+                      seq_length: int, path: str) -> str:
+    """A fine-tuned classifier that takes raw strings: `text_a` (and `text_b` for a pair task) -> `probabilities`,
+    `predictions` (label strings; the regression score for one output) and `logits`; float32."""
+    with open(sp_model_file, "rb") as f:
+        proto = f.read()
+    model = float32_copy(model)
+    root = root_with_variables(model)
+    root.model = model
+    root.tokenizer = InGraphTokenizer(proto, do_lower_case)
+    names = ["text_a", "text_b"] if pair else ["text_a"]
+    spec = {name: tf.TensorSpec([None], tf.string, name=name) for name in names}
+
+    def classify(inputs):
+        segments = [root.tokenizer.tokenize(inputs[name]) for name in names]
+        logits = model(encoder_inputs(root.tokenizer.pack(segments, seq_length)), training=False)
+        if not labels:
+            return {"predictions": logits[:, 0], "logits": logits}
+        return {"probabilities": tf.nn.softmax(logits, -1), "logits": logits,
+                "predictions": tf.gather(tf.constant(labels), tf.argmax(logits, -1))}
+
+    root.serve = tf.function(classify, input_signature=[spec])
+    root.sp_model_file = tf.saved_model.Asset(sp_model_file)
+    return save(root, path, {"serving_default": root.serve.get_concrete_function()})
+
+
+def export_squad(model, version_2: bool, path: str, seq_length: int, quantization: str = "none") -> dict:
+    """A fine-tuned SQuAD model over packed inputs (`input_ids`, `input_mask`, `segment_ids`, and `p_mask` for
+    2.0) -> `start_logits`, `end_logits` (1.1) or the beam outputs and `cls_logits` (2.0); with its model.tflite."""
+    return export_packed(model, model_inputs(version_2), prediction_outputs(version_2), path, seq_length,
+                         quantization)
+
+
+def export_packed(model, input_names, output_names, path: str, seq_length: int, quantization: str = "none",
+                  rows_per_example: int | None = None) -> dict:
+    """A task model over packed int32 features as a serving SavedModel (`serving_default`: any batch and length)
+    and, inside it, `model.tflite` (LiteRT, builtin ops, weights frozen) at `seq_length`. `output_names`: the
+    outputs kept (None: a model returning one tensor, named `logits`). Both compute in float32. Returns
+    albert.export.litert's report."""
+    model = float32_copy(model)
+    spec = {k: int_spec(k, 3 if rows_per_example else 2) for k in input_names}
+    root = root_with_variables(model)
+    root.model = model
+
+    def serve(inputs):
+        outputs = model(dict(inputs), training=False)
+        if not isinstance(outputs, dict):
+            return {"logits": outputs}
+        return {name: outputs[name] for name in output_names}
+
+    root.serve = tf.function(serve, input_signature=[spec])
+    save(root, path, {"serving_default": root.serve.get_concrete_function()})
+    return export_tflite(model, os.path.join(path, "model.tflite"), input_names, seq_length, output_names,
+                         quantization, rows_per_example)

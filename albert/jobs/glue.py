@@ -1,0 +1,210 @@
+"""GLUE fine-tuning (run_classifier.py): train, evaluate every checkpoint keeping the best, predict the test set,
+export a serving model on raw strings with its model.tflite; `--seeds` repeats it per seed and compares."""
+
+import dataclasses
+import math
+import os
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+from albert.atomic import write_text
+from albert.config import AlbertConfig
+from albert.data.features import PACKED_INPUTS
+from albert.data.readers import classifier_dataset
+from albert.errors import AlbertError
+from albert.export import litert
+from albert.export.serving import export_classifier
+from albert.jobs.outputs import append_eval_results, record_model_files
+from albert.model.task_models import AlbertClassifier
+from albert.tasks.classification import cached_features, classification_loss, predict
+from albert.tasks.glue import get_task
+from albert.tasks.metrics import best_key, glue_metrics
+from albert.text.tokenization import FullTokenizer
+from albert.train.loop import Trainer
+from albert.train.optimizers import create_optimizer
+from albert.train.settings import Runtime
+from albert.train.setup import loop_config, setup
+from albert.weights.loader import init_from_checkpoint
+from albert.weights.run_checkpoints import evaluate_each, prediction_checkpoint, record_best
+
+# The GLUE server's file name for each task's predictions.
+SUBMISSION_NAMES = {"cola": "CoLA", "mnli": "MNLI-m", "mismnli": "MNLI-mm", "mrpc": "MRPC", "qnli": "QNLI",
+                    "qqp": "QQP", "rte": "RTE", "sst-2": "SST-2", "sts-b": "STS-B", "wnli": "WNLI", "ax": "AX"}
+
+
+@dataclasses.dataclass(frozen=True)
+class GlueRun:
+    """run_classifier.py's settings (its flags of the same names)."""
+
+    task_name: str
+    data_dir: str
+    output_dir: str
+    albert_config_file: str
+    spm_model_file: str | None = None
+    vocab_file: str | None = None
+    cached_dir: str | None = None
+    init_checkpoint: str | None = None
+    do_lower_case: bool = True
+    max_seq_length: int = 512
+    do_train: bool = False
+    do_eval: bool = False
+    do_predict: bool = False
+    train_batch_size: int = 32
+    eval_batch_size: int = 8
+    predict_batch_size: int = 8
+    learning_rate: float = 5e-5
+    train_step: int = 1000
+    warmup_step: int = 0
+    optimizer: str = "adamw"
+    export_dir: str | None = None
+    tflite_quantization: str = "none"
+    seeds: tuple = ()  # fine-tune once per seed and compare (empty: once, with the runtime's seed)
+
+
+def run(settings: GlueRun, runtime: Runtime):
+    """One fine-tuning into output_dir, or with `seeds` one per seed (output_dir/seed_<s>) and the seeds' dev
+    results compared in seeds_results.txt."""
+    if not settings.seeds:
+        FineTuning(settings, runtime, runtime.random_seed, settings.output_dir).run()
+        return
+    seeds = settings.seeds
+    best = {}
+    for seed in seeds:
+        keras.backend.clear_session()
+        directory = os.path.join(settings.output_dir, f"seed_{seed}")
+        FineTuning(settings, runtime, seed, directory).run()
+        with open(os.path.join(directory, "best_trial.txt")) as f:
+            best[seed] = float(f.read().split(":")[2])
+    key, values = best_key(get_task(settings.task_name).name), np.array(list(best.values()))
+    lines = [f"seed {seed}: best {key} {value:.4f}" for seed, value in best.items()]
+    lines.append(f"{key} over {len(seeds)} seeds: mean {values.mean():.4f}, median {np.median(values):.4f}, best "
+                 f"{values.max():.4f} (seed {max(best, key=best.get)})")
+    write_text(os.path.join(settings.output_dir, "seeds_results.txt"), "\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+class FineTuning:
+    """Train / evaluate / predict / export once, into `output_dir`."""
+
+    def __init__(self, settings: GlueRun, runtime: Runtime, seed: int, output_dir: str):
+        self.settings, self.seed, self.output_dir = settings, seed, output_dir
+        self.task = task = get_task(settings.task_name)
+        strategy = setup(runtime, seed)
+        self.config = config = AlbertConfig.from_json_file(settings.albert_config_file)
+        self.tokenizer = FullTokenizer(settings.vocab_file, settings.do_lower_case, settings.spm_model_file)
+        self.cached_dir = settings.cached_dir or settings.output_dir  # one feature cache for every seed
+        if settings.train_batch_size % strategy.num_replicas_in_sync:
+            raise AlbertError(f"--train_batch_size {settings.train_batch_size} must divide evenly over "
+                              f"{strategy.num_replicas_in_sync} replica(s)")
+        tf.io.gfile.makedirs(output_dir)
+        with strategy.scope():
+            self.model = AlbertClassifier(config, num_labels=1 if task.is_regression else len(task.labels))
+            optimizer = create_optimizer(settings.learning_rate, settings.train_step, settings.warmup_step,
+                                         settings.optimizer, model=self.model)
+        loop = loop_config(runtime, config, output_dir, settings.train_step, settings.train_batch_size,
+                           settings.max_seq_length)
+        self.trainer = Trainer(strategy, self.model, optimizer, classification_loss, loop,
+                               loss_scaling=runtime.mixed_precision == "fp16")
+
+    def run(self):
+        s = self.settings
+        if s.do_train:
+            self.train()
+        elif s.do_eval:
+            evaluate_each(self.model, self.output_dir, self.evaluate)
+        if s.do_predict or s.export_dir:
+            init_from_checkpoint(self.model, prediction_checkpoint(self.output_dir, s.init_checkpoint))
+        if s.do_predict:
+            logits, examples = self.logits_of("test", s.predict_batch_size)
+            write_predictions(self.task, logits, examples, self.output_dir)
+        if s.export_dir:
+            self.export()
+
+    def features(self, split: str) -> tuple:
+        s = self.settings
+        return cached_features(self.task, s.data_dir, split, self.tokenizer, s.max_seq_length, self.cached_dir)
+
+    def dataset(self, path: str, batch_size: int, training: bool = False, context=None):
+        return classifier_dataset([path], self.settings.max_seq_length, self.task.is_regression, batch_size,
+                                  training, context, seed=self.seed)
+
+    def logits_of(self, split: str, batch_size: int) -> tuple:
+        path, examples = self.features(split)
+        steps = math.ceil(len(examples) / batch_size)
+        return predict(self.model, self.dataset(path, batch_size), steps)[:len(examples)], examples
+
+    def train(self):
+        s = self.settings
+        train_file, _ = self.features("train")
+        if tf.train.latest_checkpoint(self.output_dir) is None and s.init_checkpoint:
+            print(init_from_checkpoint(self.model, s.init_checkpoint))
+        record_model_files(self.output_dir, self.config, s.spm_model_file)
+        self.trainer.train(lambda ctx, batch: self.dataset(train_file, batch, True, ctx),
+                           on_checkpoint=self.evaluate if s.do_eval else None)
+
+    def dev_metrics(self, logits, examples) -> tuple:
+        task = self.task
+        gold = np.array([e.label if task.is_regression else task.labels.index(e.label) for e in examples])
+        predictions = logits[:, 0] if task.is_regression else logits.argmax(-1)
+        return glue_metrics(task.name, predictions, gold), gold, predictions
+
+    def evaluate(self, step: int, _path=None):
+        """Dev metrics of the model as it is, appended to eval_results.txt; model.ckpt-best kept."""
+        logits, examples = self.logits_of("dev", self.settings.eval_batch_size)
+        results, gold, predictions = self.dev_metrics(logits, examples)
+        if self.task.is_regression:
+            results["eval_loss"] = float(np.mean((predictions - gold) ** 2))
+        else:
+            shifted = logits - logits.max(-1, keepdims=True)
+            log_probs = shifted - np.log(np.exp(shifted).sum(-1, keepdims=True))
+            results["eval_loss"] = float(-log_probs[np.arange(len(gold)), gold].mean())
+        results["global_step"] = step
+        append_eval_results(os.path.join(self.output_dir, "eval_results.txt"), results)
+        self.trainer.write_summaries("eval", results, step)
+        key = best_key(self.task.name)
+        best_step, best_value = record_best(self.model, self.output_dir, step, results[key])
+        print(f"eval step {step}: " + " ".join(f"{k} {v:.4f}" for k, v in sorted(results.items())
+                                                 if k != "global_step")
+              + f" | best {key} {best_value:.4f} at step {best_step}")
+
+    def export(self):
+        """The serving SavedModel on raw strings and, in it, model.tflite (packed ids -> logits); with --do_eval the
+        LiteRT file's dev metric beside the float model's (tflite_results.txt)."""
+        s, task = self.settings, self.task
+        pair = any(layout.text_b is not None for layout in task.splits.values())
+        export_classifier(self.model, s.spm_model_file, s.do_lower_case, list(task.labels or []) or None, pair,
+                          s.max_seq_length, s.export_dir)
+        report = litert.export_tflite(self.model, os.path.join(s.export_dir, "model.tflite"), PACKED_INPUTS,
+                                      s.max_seq_length, quantization=s.tflite_quantization)
+        print(f"exported the serving model to {s.export_dir} (inputs: text_a{', text_b' if pair else ''}) and "
+              f"{report['path']} (packed ids -> logits, {report['bytes']:,} bytes)")
+        if s.do_eval:
+            logits, examples = self.logits_of("dev", s.eval_batch_size)
+            path, _ = self.features("dev")
+            batches = self.dataset(path, s.eval_batch_size).take(math.ceil(len(examples) / s.eval_batch_size))
+            lite = litert.run_tflite(report["path"], batches, PACKED_INPUTS)["logits"][:len(examples)]
+            key = best_key(task.name)
+            line = litert.report_line(report, s.tflite_quantization, key, self.dev_metrics(lite, examples)[0][key],
+                                      self.dev_metrics(logits, examples)[0][key])
+            write_text(os.path.join(self.output_dir, "tflite_results.txt"), line + "\n")
+            print(line)
+
+
+def write_predictions(task, logits, examples, output_dir: str):
+    """test_results.tsv (probabilities, or the score for STS-B) and the GLUE submission file (index, label)."""
+    if task.is_regression:
+        rows = [str(np.float32(x)) for x in logits[:, 0]]  # the original's str(np.float32)
+        labels = [f"{x:.3f}" for x in logits[:, 0]]
+    else:
+        shifted = np.exp(logits - logits.max(-1, keepdims=True))
+        probabilities = (shifted / shifted.sum(-1, keepdims=True)).astype(np.float32)
+        rows = ["\t".join(str(p) for p in row) for row in probabilities]
+        labels = [task.labels[i] for i in probabilities.argmax(-1)]
+    write_text(os.path.join(output_dir, "test_results.tsv"), "".join(r + "\n" for r in rows))
+    submission = "index\tprediction\n" + "".join(f"{e.guid}\t{label}\n" for e, label in zip(examples, labels))
+    write_text(os.path.join(output_dir, "submit_results.tsv"), submission)
+    write_text(os.path.join(output_dir, SUBMISSION_NAMES[task.name] + ".tsv"), submission)
+    print(f"wrote test_results.tsv, submit_results.tsv and {SUBMISSION_NAMES[task.name]}.tsv "
+          f"({len(examples)} examples)")

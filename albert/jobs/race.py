@@ -1,0 +1,141 @@
+"""RACE fine-tuning (run_race.py): train, evaluate every checkpoint keeping the best, predict the test set
+(predictions.json, accuracy overall / middle / high), export the serving model with its model.tflite."""
+
+import dataclasses
+import json
+import math
+import os
+
+import numpy as np
+import tensorflow as tf
+
+from albert.atomic import write_text
+from albert.config import AlbertConfig
+from albert.data import cache
+from albert.data.features import PACKED_INPUTS
+from albert.data.readers import race_dataset
+from albert.export.serving import export_packed
+from albert.jobs.outputs import append_eval_results, record_model_files, write_results
+from albert.model.task_models import AlbertMultipleChoice
+from albert.tasks.race import accuracy_by_level, race_loss, read_examples, write_features
+from albert.text.tokenization import FullTokenizer
+from albert.train.loop import Trainer
+from albert.train.optimizers import create_optimizer
+from albert.train.settings import Runtime
+from albert.train.setup import loop_config, setup
+from albert.weights.loader import init_from_checkpoint
+from albert.weights.run_checkpoints import evaluate_each, prediction_checkpoint, record_best
+
+CHOICES = 4
+
+
+@dataclasses.dataclass(frozen=True)
+class RaceRun:
+    """run_race.py's settings (its flags of the same names)."""
+
+    data_dir: str
+    output_dir: str
+    albert_config_file: str
+    spm_model_file: str | None = None
+    vocab_file: str | None = None
+    train_file: str | None = None
+    eval_file: str | None = None
+    predict_file: str | None = None
+    init_checkpoint: str | None = None
+    do_lower_case: bool = True
+    dropout_prob: float = 0.1
+    max_seq_length: int = 512
+    max_qa_length: int = 128
+    high_only: bool = False
+    middle_only: bool = False
+    do_train: bool = True
+    do_eval: bool = True
+    do_predict: bool = False
+    train_batch_size: int = 32
+    eval_batch_size: int = 8
+    predict_batch_size: int = 8
+    learning_rate: float = 1e-5
+    train_step: int = 12000
+    warmup_step: int = 1000
+    export_dir: str | None = None
+    tflite_quantization: str = "none"
+
+
+def run(settings: RaceRun, runtime: Runtime):
+    RaceFineTuning(settings, runtime).run()
+
+
+class RaceFineTuning:
+    def __init__(self, settings: RaceRun, runtime: Runtime):
+        s = self.settings = settings
+        self.runtime = runtime
+        strategy = setup(runtime)
+        self.config = config = AlbertConfig.from_json_file(s.albert_config_file)
+        self.tokenizer = FullTokenizer(s.vocab_file, s.do_lower_case, s.spm_model_file)
+        os.makedirs(s.output_dir, exist_ok=True)
+        with strategy.scope():
+            self.model = AlbertMultipleChoice(config, num_choices=CHOICES, dropout_prob=s.dropout_prob)
+            optimizer = create_optimizer(s.learning_rate, s.train_step, s.warmup_step, "adamw", model=self.model)
+        loop = loop_config(runtime, config, s.output_dir, s.train_step, s.train_batch_size, s.max_seq_length,
+                           examples_per_row=CHOICES)
+        self.trainer = Trainer(strategy, self.model, optimizer, race_loss, loop,
+                               loss_scaling=runtime.mixed_precision == "fp16")
+
+    def run(self):
+        s = self.settings
+        if s.do_train:
+            self.train()
+        elif s.do_eval:
+            evaluate_each(self.model, s.output_dir, self.evaluate)
+        if s.do_predict or s.export_dir:
+            init_from_checkpoint(self.model, prediction_checkpoint(s.output_dir, s.init_checkpoint))
+        if s.export_dir:
+            report = export_packed(self.model, PACKED_INPUTS, None, s.export_dir, s.max_seq_length,
+                                   s.tflite_quantization, rows_per_example=CHOICES)
+            print(f"exported the serving model to {s.export_dir} and {report['path']} ({report['bytes']:,} bytes)")
+        if s.do_predict:
+            predictions, examples = self.predictions_of("test", s.predict_file, s.predict_batch_size)
+            letters = {e.example_id: "ABCD"[int(p)] for e, p in zip(examples, predictions)}
+            results = accuracy_by_level(examples, predictions)
+            write_text(os.path.join(s.output_dir, "predictions.json"), json.dumps(letters, indent=2) + "\n")
+            write_results(os.path.join(s.output_dir, "predict_results.txt"), results)
+            print("test " + " ".join(f"{k} {v:.4f}" for k, v in sorted(results.items())))
+
+    def features(self, split: str, path: str | None) -> tuple:
+        """The split's feature record, rebuilt unless made from these examples, tokenizer and settings."""
+        s = self.settings
+        examples = read_examples(s.data_dir, split, s.high_only, s.middle_only)
+        name = {"dev": "eval", "test": "predict"}.get(split, split)
+        path = path or os.path.join(s.output_dir, f"{name}.tf_record")
+        key = cache.cache_key(examples, self.tokenizer, split=split, max_seq_length=s.max_seq_length,
+                                      max_qa_length=s.max_qa_length)
+        cache.build(path, key, lambda out: write_features(examples, self.tokenizer, s.max_seq_length,
+                                                                  s.max_qa_length, out))
+        return path, examples
+
+    def predictions_of(self, split: str, path: str | None, batch_size: int) -> tuple:
+        path, examples = self.features(split, path)
+        dataset = race_dataset([path], self.settings.max_seq_length, batch_size, False)
+        logits = [self.model({k: batch[k] for k in PACKED_INPUTS}).numpy()
+                  for batch, _ in zip(dataset, range(math.ceil(len(examples) / batch_size)))]
+        return np.concatenate(logits)[:len(examples)].argmax(-1), examples
+
+    def train(self):
+        s = self.settings
+        train_path, _ = self.features("train", s.train_file)
+        if tf.train.latest_checkpoint(s.output_dir) is None and s.init_checkpoint:
+            print(init_from_checkpoint(self.model, s.init_checkpoint))
+        record_model_files(s.output_dir, self.config, s.spm_model_file)
+        self.trainer.train(lambda ctx, batch: race_dataset([train_path], s.max_seq_length, batch, True, ctx,
+                                                           seed=self.runtime.random_seed),
+                           on_checkpoint=self.evaluate if s.do_eval else None)
+
+    def evaluate(self, step: int, _path=None):
+        s = self.settings
+        predictions, examples = self.predictions_of("dev", s.eval_file, s.eval_batch_size)
+        results = dict(accuracy_by_level(examples, predictions), global_step=step)
+        append_eval_results(os.path.join(s.output_dir, "eval_results.txt"), results)
+        self.trainer.write_summaries("eval", results, step)
+        record_best(self.model, s.output_dir, step, results["eval_accuracy"])
+        print(f"eval step {step}: " + " ".join(f"{k} {v:.4f}" for k, v in sorted(results.items())
+                                                 if k != "global_step"))

@@ -1,0 +1,207 @@
+"""SQuAD 1.1 / 2.0 fine-tuning (run_squad.py): train, evaluate every checkpoint on the predict file keeping the
+best by F1, predict (predictions.json, nbest_predictions.json, null_odds.json), export the serving model with its
+model.tflite and score that file on the same questions."""
+
+import dataclasses
+import json
+import os
+import random
+
+import numpy as np
+import tensorflow as tf
+
+from albert.atomic import write_text
+from albert.config import AlbertConfig
+from albert.data.readers import squad_dataset
+from albert.errors import AlbertError
+from albert.export import litert
+from albert.export.serving import export_squad
+from albert.jobs.outputs import append_eval_results, record_model_files, write_results
+from albert.model.task_models import AlbertSquadV1, AlbertSquadV2
+from albert.tasks import squad
+from albert.tasks.squad_eval import evaluate_v1, evaluate_v2
+from albert.tasks.squad_predictions import apply_null_threshold, decode, run_model
+from albert.text.tokenization import load_sentencepiece
+from albert.train.loop import Trainer
+from albert.train.optimizers import create_optimizer
+from albert.train.settings import Runtime
+from albert.train.setup import loop_config, setup
+from albert.weights.loader import init_from_checkpoint
+from albert.weights.run_checkpoints import prediction_checkpoint, record_best
+
+
+@dataclasses.dataclass(frozen=True)
+class SquadRun:
+    """run_squad.py's settings (its flags of the same names)."""
+
+    albert_config_file: str
+    spm_model_file: str
+    output_dir: str
+    train_file: str | None = None
+    predict_file: str | None = None
+    train_feature_file: str | None = None
+    predict_feature_file: str | None = None
+    predict_feature_left_file: str | None = None
+    init_checkpoint: str | None = None
+    do_lower_case: bool = True
+    max_seq_length: int = 384
+    doc_stride: int = 128
+    max_query_length: int = 64
+    do_train: bool = False
+    do_predict: bool = False
+    train_batch_size: int = 32
+    predict_batch_size: int = 8
+    learning_rate: float = 5e-5
+    num_train_epochs: float = 3.0
+    warmup_proportion: float = 0.1
+    n_best_size: int = 20
+    max_answer_length: int = 30
+    export_dir: str | None = None
+    tflite_quantization: str = "none"
+    version_2_with_negative: bool = False
+    start_n_top: int = 5
+    end_n_top: int = 5
+    dropout_prob: float = 0.1
+    null_score_diff_threshold: float | None = None
+
+    @property
+    def features(self) -> squad.Settings:
+        return squad.Settings(self.max_seq_length, self.doc_stride, self.max_query_length, self.do_lower_case)
+
+
+def run(settings: SquadRun, runtime: Runtime):
+    SquadFineTuning(settings, runtime).run()
+
+
+class SquadFineTuning:
+    def __init__(self, settings: SquadRun, runtime: Runtime):
+        s = self.settings = settings
+        self.version_2 = s.version_2_with_negative
+        strategy = setup(runtime)
+        self.config = config = AlbertConfig.from_json_file(s.albert_config_file)
+        self.sp_model = load_sentencepiece(s.spm_model_file)
+        os.makedirs(s.output_dir, exist_ok=True)
+        with strategy.scope():
+            self.model = (AlbertSquadV2(config, s.start_n_top, s.end_n_top, s.dropout_prob) if self.version_2
+                          else AlbertSquadV1(config))
+        self.strategy, self.runtime = strategy, runtime
+        # Every input is read and checked before any feature file is written.
+        if s.do_train:
+            self.examples = squad.read_examples(s.train_file, True)
+            random.Random(12345).shuffle(self.examples)
+            self.num_train_steps = int(len(self.examples) / s.train_batch_size * s.num_train_epochs)
+            if self.num_train_steps < 1:
+                raise AlbertError(f"--num_train_epochs {s.num_train_epochs} over {len(self.examples)} questions at "
+                                  f"--train_batch_size {s.train_batch_size} makes no training step")
+            if s.train_batch_size % strategy.num_replicas_in_sync:
+                raise AlbertError(f"--train_batch_size {s.train_batch_size} must divide evenly over "
+                                  f"{strategy.num_replicas_in_sync} replica(s)")
+        self.predict = self._predict_inputs() if s.do_predict else None
+        self.trainer = None
+
+    def _predict_inputs(self) -> dict:
+        """The predict file's examples, its features (built once, cached) and whether it has answers to score."""
+        s = self.settings
+        record = s.predict_feature_file or os.path.join(s.output_dir, "predict.tf_record")
+        dataset_json = squad.load_json(s.predict_file)
+        predict = {"record": record, "examples": squad.read_examples(s.predict_file, False, dataset_json),
+                   "dataset_json": dataset_json}
+        predict["has_answers"] = all("answers" in qa for article in dataset_json["data"]
+                                     for paragraph in article.get("paragraphs", []) for qa in paragraph["qas"])
+        if self.version_2 and not predict["has_answers"] and s.null_score_diff_threshold is None:
+            raise AlbertError(f"{s.predict_file} has no answers to tune the no-answer threshold on; pass "
+                              "--null_score_diff_threshold (the value tuned on dev)")
+        predict["metadata"] = squad.cached_features(predict["examples"], self.sp_model, s.features, False, record,
+                                                    s.predict_feature_left_file or record + ".json")
+        return predict
+
+    def run(self):
+        s = self.settings
+        if s.do_train:
+            self.train()
+        if self.predict or s.export_dir:
+            init_from_checkpoint(self.model, prediction_checkpoint(s.output_dir, s.init_checkpoint))
+        report = None
+        if s.export_dir:
+            report = export_squad(self.model, self.version_2, s.export_dir, s.max_seq_length, s.tflite_quantization)
+            print(f"exported the serving model to {s.export_dir} and {report['path']} ({report['bytes']:,} bytes)")
+        if self.predict:
+            results = self.predict_and_write()
+            if results is not None:
+                write_results(os.path.join(s.output_dir, "predict_results.txt"), results)
+                print("predict " + json.dumps(results))
+            if results is not None and report is not None:  # the exported file on the same questions
+                lite = self.predict_and_write(self.tflite_outputs(report["path"]), write=False)
+                line = litert.report_line(report, s.tflite_quantization, "f1", lite["f1"], results["f1"])
+                write_text(os.path.join(s.output_dir, "tflite_results.txt"), line + "\n")
+                print(line)
+
+    def train(self):
+        s = self.settings
+        record = s.train_feature_file or os.path.join(s.output_dir, "train.tf_record")
+        squad.cached_features(self.examples, self.sp_model, s.features, True, record, record + ".json")
+        with self.strategy.scope():
+            optimizer = create_optimizer(s.learning_rate, self.num_train_steps,
+                                         int(self.num_train_steps * s.warmup_proportion), "adamw", model=self.model)
+        loop = loop_config(self.runtime, self.config, s.output_dir, self.num_train_steps, s.train_batch_size,
+                           s.max_seq_length)
+        self.trainer = Trainer(self.strategy, self.model, optimizer,
+                               squad.squad_v2_loss if self.version_2 else squad.squad_v1_loss, loop,
+                               loss_scaling=self.runtime.mixed_precision == "fp16")
+        if tf.train.latest_checkpoint(s.output_dir) is None and s.init_checkpoint:
+            print(init_from_checkpoint(self.model, s.init_checkpoint))
+        record_model_files(s.output_dir, self.config, s.spm_model_file)
+        self.trainer.train(lambda ctx, batch: squad_dataset([record], s.max_seq_length, batch, True, ctx,
+                                                            seed=self.runtime.random_seed),
+                           on_checkpoint=self.evaluate if self.predict and self.predict["has_answers"] else None)
+
+    def evaluate(self, step: int, _path=None):
+        s = self.settings
+        results = self.predict_and_write()
+        results["global_step"] = step
+        append_eval_results(os.path.join(s.output_dir, "eval_results.txt"), results)
+        self.trainer.write_summaries("eval", results, step)
+        best_step, best_value = record_best(self.model, s.output_dir, step, results["f1"])
+        print(f"eval step {step}: " + " ".join(f"{k} {results[k]:.4f}" for k in ("exact", "exact_match", "f1")
+                                                 if k in results) + f" | best f1 {best_value:.4f} at step {best_step}")
+
+    def tflite_outputs(self, path: str) -> dict:
+        """{unique_id: {output name: row}} of a model.tflite over the predict features (as run_model's)."""
+        s, predict = self.settings, self.predict
+        count = predict["metadata"]["num_features"]
+        batches = list(squad_dataset([predict["record"]], s.max_seq_length, s.predict_batch_size, False)
+                       .take(-(-count // s.predict_batch_size)))
+        outputs = litert.run_tflite(path, batches, squad.model_inputs(self.version_2))
+        ids = np.concatenate([batch["unique_ids"].numpy().reshape(-1) for batch in batches])[:count]
+        return {int(unique_id): {k: v[row] for k, v in outputs.items()} for row, unique_id in enumerate(ids)}
+
+    def predict_and_write(self, outputs: dict | None = None, write: bool = True):
+        """Predict the features (or take `outputs`), decode, write predictions.json, nbest_predictions.json (and
+        null_odds.json for 2.0) unless not `write`; returns the official scores (2.0: after the no-answer threshold)
+        or None when the file has no answers."""
+        s, predict, version_2 = self.settings, self.predict, self.version_2
+        metadata = predict["metadata"]
+        if outputs is None:
+            dataset = squad_dataset([predict["record"]], s.max_seq_length, s.predict_batch_size, False)
+            outputs = run_model(self.model, dataset, metadata["num_features"], version_2, s.predict_batch_size)
+        predictions, nbest, null_odds = decode(predict["examples"], metadata, outputs, s.n_best_size,
+                                               s.max_answer_length, version_2)
+        data = predict["dataset_json"]["data"]
+        results = None
+        if version_2:
+            tuned = evaluate_v2(data, predictions, null_odds) if predict["has_answers"] else {}
+            threshold = (s.null_score_diff_threshold if s.null_score_diff_threshold is not None
+                         else tuned["best_f1_thresh"])
+            predictions = apply_null_threshold(predictions, null_odds, threshold)
+            if predict["has_answers"]:
+                results = evaluate_v2(data, predictions)
+                results.update({k: v for k, v in tuned.items() if k.startswith("best_")},
+                               null_score_diff_threshold=threshold)
+            if write:
+                write_text(os.path.join(s.output_dir, "null_odds.json"), json.dumps(null_odds, indent=4) + "\n")
+        elif predict["has_answers"]:
+            results = evaluate_v1(data, predictions)
+        if write:
+            write_text(os.path.join(s.output_dir, "predictions.json"), json.dumps(predictions, indent=4) + "\n")
+            write_text(os.path.join(s.output_dir, "nbest_predictions.json"), json.dumps(nbest, indent=4) + "\n")
+        return results

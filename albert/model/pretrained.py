@@ -1,0 +1,213 @@
+"""`from_pretrained` and raw-string inputs for the encoder and every task model.
+
+`Model.from_pretrained(directory, ...)` reads a directory laid out as the released tarballs (`albert_config.json`,
+the SentencePiece `.model`, a checkpoint with the original TF1 names or ours), loads the weights it holds (task
+heads the checkpoint lacks stay freshly initialised and are reported), and attaches an `AlbertPreprocessor`, so the
+model takes raw strings:
+
+    model = albert.AlbertClassifier.from_pretrained("albert_base", num_labels=2)
+    model.compile(optimizer="adam", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    model.fit(x=(texts_a, texts_b), y=labels)      # a pair is a tuple of two string arrays
+    model.predict(["some text"])                   # single segments: one string array
+
+In `fit`/`evaluate`/`predict`, text arrays are tokenized once per call (in chunks, by one compiled function kept
+per model) into a tf.data pipeline of features; a `tf.data.Dataset` of strings is mapped; a call on string
+tensors tokenizes in the call. Integer feature dicts pass through unchanged, with or without a preprocessor.
+"""
+
+import logging
+import weakref
+
+import numpy as np
+
+from albert.config import AlbertConfig
+from albert.errors import AlbertError
+from albert.model.preprocessor import DEFAULT_SEQ_LENGTH, AlbertPreprocessor
+from albert.weights.loader import check_vocabulary, load_weights, model_directory_files
+
+log = logging.getLogger("albert")
+
+_TOKENIZERS = weakref.WeakKeyDictionary()  # model -> (preprocessor, compiled features_from_text), out of tracking
+
+
+def _unpandas(value):
+    """A pandas Series / DataFrame column as its NumPy array; anything else as it is."""
+    return value.to_numpy() if hasattr(value, "to_numpy") and not isinstance(value, np.ndarray) else value
+
+
+def _is_text_array(value) -> bool:
+    """A batch of strings: a string tensor, a NumPy array of strings, or a (nested) list of str/bytes."""
+    import tensorflow as tf
+
+    if isinstance(value, (str, bytes)):
+        return False
+    if isinstance(value, (tf.Tensor, tf.RaggedTensor)):
+        return value.dtype == tf.string
+    value = _unpandas(value)
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind in "SU" or (value.dtype.kind == "O" and value.size > 0
+                                            and isinstance(value.flat[0], (str, bytes)))
+    if isinstance(value, list):
+        return len(value) > 0 and all(isinstance(v, (str, bytes)) or _is_text_array(v) for v in value)
+    return False
+
+
+def is_text(inputs) -> bool:
+    """Strings a preprocessor takes: one text array (single segments) or a tuple of two (pairs)."""
+    if isinstance(inputs, tuple) and len(inputs) == 2:
+        return all(_is_text_array(part) for part in inputs)
+    return _is_text_array(inputs)
+
+
+def _to_tensor(inputs):
+    import tensorflow as tf
+
+    def one(value):
+        return tf.convert_to_tensor(_unpandas(value), tf.string)
+
+    return tuple(one(part) for part in inputs) if isinstance(inputs, tuple) else one(inputs)
+
+
+def _spec_is_text(spec) -> bool:
+    import tensorflow as tf
+
+    if isinstance(spec, tuple) and len(spec) == 2 and all(isinstance(s, tf.TensorSpec) for s in spec):
+        return all(s.dtype == tf.string for s in spec)
+    return isinstance(spec, tf.TensorSpec) and spec.dtype == tf.string
+
+
+class PretrainedMixin:
+    """Adds `preprocessor`, `from_pretrained` and raw-string `fit`/`evaluate`/`predict`/call to a Keras model
+    whose first constructor argument is its AlbertConfig."""
+
+    @property
+    def preprocessor(self):
+        """The AlbertPreprocessor that turns strings into this model's features, or None (feature dicts only)."""
+        return self.__dict__.get("_text_preprocessor")
+
+    def __setattr__(self, name, value):
+        if name == "preprocessor":
+            # Not tracked as a sub-layer: it can be attached to a built model, holds no weights and stays out of
+            # checkpoints and int32 exports; `.keras` files still carry it (its config and SentencePiece asset).
+            object.__setattr__(self, "_text_preprocessor", value)
+        else:
+            super().__setattr__(name, value)
+
+    @classmethod
+    def from_pretrained(cls, directory: str, checkpoint_name: str = "model.ckpt-best", seq_length: int | None = None,
+                        do_lower_case: bool = True, spm_model_file: str | None = None, **arguments):
+        """The model of a model directory with its weights loaded and its preprocessor attached.
+
+        The directory is a released one (albert_config.json, the .model, a checkpoint with the original TF1 names
+        or one of ours), a Hugging Face one (config.json, model.safetensors, spiece.model) or a keras-hub preset.
+        `arguments` go to the constructor (e.g. `num_labels=2`). What the weights lack -- a task head -- stays freshly
+        initialised and is listed in `model.load_report.missing` (and logged). `seq_length` defaults to 128 (at
+        most max_position_embeddings); `do_lower_case` must match the model (True for every released model)."""
+        files = model_directory_files(directory, checkpoint_name, spm_model_file, names={
+            "directory": "the model directory", "checkpoint": "checkpoint_name=", "spm": "spm_model_file="})
+        config = AlbertConfig.from_json_file(files["config"])
+        check_vocabulary(files, config)
+        if seq_length is None:
+            seq_length = min(DEFAULT_SEQ_LENGTH, config.max_position_embeddings)
+        if not 3 <= seq_length <= config.max_position_embeddings:
+            raise AlbertError(f"{cls.__name__}.from_pretrained: seq_length {seq_length} must be in [3, "
+                              f"max_position_embeddings = {config.max_position_embeddings}] of {files['config']}")
+        model = cls(config, **arguments)
+        model.load_report = load_weights(model, files["checkpoint"])
+        if model.load_report.missing:
+            log.warning("%s: freshly initialised (not in %s): %s", cls.__name__, files["checkpoint"],
+                        ", ".join(model.load_report.missing))
+        model.preprocessor = AlbertPreprocessor(files["spm_model"], seq_length=seq_length,
+                                                do_lower_case=do_lower_case, name="preprocessor")
+        return model
+
+    # ------------------------------------------------------------------------------------------ strings in
+    def _require_preprocessor(self):
+        if self.preprocessor is None:
+            raise AlbertError(f"{type(self).__name__} got strings but has no preprocessor: make it with "
+                              "from_pretrained(directory), or set model.preprocessor = albert.AlbertPreprocessor("
+                              "spm_model_file)")
+
+    def features_from_text(self, texts) -> dict:
+        """String tensors (one [B] tensor, or a pair) -> the model's feature dict."""
+        self._require_preprocessor()
+        return self.preprocessor(texts)
+
+    def _features(self, inputs):
+        return self.features_from_text(inputs) if is_text(inputs) else inputs
+
+    def tokenize(self, texts, chunk: int = 4096) -> dict:
+        """Text arrays (as `fit` takes them) -> the model's features as NumPy arrays, tokenized in chunks by one
+        compiled function kept for this model (its kernels, regexes included, are built once)."""
+        import tensorflow as tf
+
+        preprocessor, function = _TOKENIZERS.get(self, (None, None))
+        if function is None or preprocessor is not self.preprocessor:
+            function = tf.function(self.features_from_text, reduce_retracing=True)
+            _TOKENIZERS[self] = (self.preprocessor, function)
+        texts = _to_tensor(texts)
+        rows = int(tf.shape(texts[0] if isinstance(texts, tuple) else texts)[0])
+        parts = []
+        for start in range(0, rows, chunk):
+            piece = tuple(t[start:start + chunk] for t in texts) if isinstance(texts, tuple) else \
+                texts[start:start + chunk]
+            parts.append({k: v.numpy() for k, v in function(piece).items()})
+        return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+    def _text_dataset(self, x, y=None, sample_weight=None, batch_size=None, shuffle=False):
+        """Strings (and labels) -> a batched tf.data.Dataset of features: text arrays are tokenized once (not every
+        epoch), a Dataset of strings is mapped."""
+        import tensorflow as tf
+
+        self._require_preprocessor()
+        if isinstance(x, tf.data.Dataset):
+            return x.map(lambda first, *rest: (self.features_from_text(first), *rest),
+                         num_parallel_calls=tf.data.AUTOTUNE).prefetch(tf.data.AUTOTUNE)
+        features = self.tokenize(x)
+        data = (features,) + tuple(np.asarray(v) for v in (y, sample_weight) if v is not None)
+        dataset = tf.data.Dataset.from_tensor_slices(data)
+        if shuffle:
+            dataset = dataset.shuffle(len(features["input_ids"]), reshuffle_each_iteration=True)
+        return dataset.batch(batch_size or 32)
+
+    def _takes_text(self, x) -> bool:
+        import tensorflow as tf
+
+        if isinstance(x, tf.data.Dataset):
+            spec = x.element_spec
+            if isinstance(spec, tuple) and not _spec_is_text(spec):
+                spec = spec[0]
+            return _spec_is_text(spec)
+        return is_text(x)
+
+    def _text_validation(self, validation_data, batch_size):
+        if isinstance(validation_data, tuple) and validation_data and self._takes_text(validation_data[0]):
+            return self._text_dataset(*validation_data[:3], batch_size=batch_size)
+        if validation_data is not None and self._takes_text(validation_data):
+            return self._text_dataset(validation_data)
+        return validation_data
+
+    def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None, validation_split=0.0,
+            validation_data=None, shuffle=True, class_weight=None, sample_weight=None, **kwargs):
+        if self._takes_text(x):
+            if validation_split:
+                raise AlbertError("fit on strings: pass validation_data=(texts, labels) instead of validation_split")
+            x = self._text_dataset(x, y, sample_weight, batch_size, shuffle)
+            y = sample_weight = batch_size = None
+            shuffle = False  # done in the pipeline (Keras warns that it cannot shuffle a Dataset)
+        validation_data = self._text_validation(validation_data, kwargs.get("validation_batch_size") or batch_size)
+        return super().fit(x, y, batch_size=batch_size, epochs=epochs, verbose=verbose, callbacks=callbacks,
+                           validation_split=validation_split, validation_data=validation_data, shuffle=shuffle,
+                           class_weight=class_weight, sample_weight=sample_weight, **kwargs)
+
+    def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None, **kwargs):
+        if self._takes_text(x):
+            x, y, sample_weight = self._text_dataset(x, y, sample_weight, batch_size), None, None
+            batch_size = None
+        return super().evaluate(x, y, batch_size=batch_size, verbose=verbose, sample_weight=sample_weight, **kwargs)
+
+    def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
+        if self._takes_text(x):
+            x, batch_size = self._text_dataset(x, batch_size=batch_size), None
+        return super().predict(x, batch_size=batch_size, verbose=verbose, steps=steps, callbacks=callbacks)
+

@@ -1,0 +1,36 @@
+"""A run's machine set up from its `Runtime` (albert.train.settings): precision policy, determinism, strategy and
+seeds; and the training loop's settings."""
+
+import tensorflow as tf
+
+from albert.model.sizing import forward_flops_per_token
+from albert.train.distribute import create_strategy
+from albert.train.loop import LoopConfig, set_precision
+from albert.train.settings import Runtime
+
+
+def setup(runtime: Runtime, seed: int | None = None):
+    """Precision policy, op determinism, strategy and seeds (`seed`, default the runtime's): the strategy."""
+    if runtime.deterministic:
+        tf.config.experimental.enable_op_determinism()
+    set_precision(runtime.mixed_precision)
+    strategy = create_strategy(runtime.strategy, runtime.use_tpu, runtime.tpu_name, runtime.tpu_zone,
+                               runtime.gcp_project, runtime.master)
+    tf.keras.utils.set_random_seed(runtime.random_seed if seed is None else seed)
+    return strategy
+
+
+def loop_config(runtime: Runtime, config, output_dir: str, num_train_steps: int, batch_size: int,
+                seq_length: int, examples_per_row: int = 1, predictions: int = 0) -> LoopConfig:
+    """The training loop's settings. `batch_size`: the global batch of one step (a micro-batch with gradient
+    accumulation); `examples_per_row`: sequences per example (4 for RACE); `predictions`: masked-LM predictions per
+    sequence (pretraining), for the FLOPs of the progress line."""
+    flops = forward_flops_per_token(config, seq_length)
+    per_sequence = flops["encoder_total"] * seq_length + flops["mlm_head_per_prediction"] * predictions
+    return LoopConfig(
+        output_dir=output_dir, num_train_steps=num_train_steps, global_batch_size=batch_size,
+        steps_per_loop=runtime.iterations_per_loop, save_checkpoints_steps=runtime.save_checkpoints_steps,
+        keep_checkpoint_max=runtime.keep_checkpoint_max,
+        gradient_accumulation_steps=runtime.gradient_accumulation_steps, jit_compile=runtime.jit_compile,
+        recompute=runtime.recompute, log_every_steps=runtime.log_every_steps,
+        seq_length=seq_length * examples_per_row, flops_per_example=3.0 * per_sequence * examples_per_row)

@@ -1,0 +1,201 @@
+"""The house, as a test: the package's layers in the order data flows, read from docs/architecture.md's table, and
+the imports of every module read from the source with `ast` (nothing is imported):
+
+- no import circle among the modules, and no module imports from a later layer;
+- function-level imports of the package's own modules only where they keep TensorFlow out of a command line's
+  checks (the commands' `main`, after the flags are checked), and counted;
+- `import albert` loads no TensorFlow and installs no import hook (in a fresh interpreter).
+"""
+
+import ast
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from tests.helpers import ROOT
+
+ARCHITECTURE = os.path.join(ROOT, "docs", "architecture.md")
+
+
+def read_layers(path: str = ARCHITECTURE) -> list:
+    """(layer, the modules or packages in it) of the table under `## Layers`, in order: a module may import from its
+    own layer and the layers above it."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read().split("## Layers", 1)[1]
+    rows = [line for line in text.splitlines() if line.startswith("| ") and not line.startswith("| layer")]
+    layers = []
+    for row in rows:
+        if row.startswith("|---"):
+            continue
+        name, modules = [cell.strip() for cell in row.strip("|").split("|")][:2]
+        layers.append((name, tuple(m.strip().strip("`") for m in modules.split(","))))
+    return layers
+
+
+LAYERS = read_layers()
+# The command lines: a function-level import of the package is allowed here, in `main`, after the checks.
+SCRIPTS = ("create_pretraining_data.py", "run_pretraining.py", "run_classifier.py", "run_squad.py", "run_race.py",
+           "export_to_tfhub.py", "export_checkpoints.py", "albert/convert.py", "albert/info.py",
+           "albert/train_spm.py")
+# How many such imports each command line has (each one loads the job and TensorFlow after the flags are checked).
+DEFERRED = {"run_pretraining.py": 1, "run_classifier.py": 1, "run_squad.py": 1, "run_race.py": 1,
+            "export_to_tfhub.py": 1, "export_checkpoints.py": 1, "albert/convert.py": 1}
+
+
+def package_modules(root=ROOT) -> dict:
+    """{module name: path} of every module of the package under `root`."""
+    found = {}
+    for directory, _, files in os.walk(os.path.join(root, "albert")):
+        for name in files:
+            if name.endswith(".py"):
+                path = os.path.join(directory, name)
+                parts = os.path.relpath(path, root)[:-3].split(os.sep)
+                found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return found
+
+
+def imports(path: str, modules) -> list:
+    """(imported module of the package, line, at function level) of every import statement in a file."""
+    with open(path, encoding="utf-8") as f:
+        tree = ast.parse(f.read(), path)
+    found = []
+
+    def visit(node, nested):
+        for child in ast.iter_child_nodes(node):
+            inner = nested or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            if isinstance(child, ast.Import):
+                for alias in child.names:
+                    if alias.name.split(".")[0] == "albert":
+                        found.append((alias.name, child.lineno, nested))
+            elif isinstance(child, ast.ImportFrom) and child.level == 0 and child.module \
+                    and child.module.split(".")[0] == "albert":
+                for alias in child.names:  # `from albert.x import y`: y may be a module itself
+                    name = f"{child.module}.{alias.name}"
+                    found.append((name if name in modules else child.module, child.lineno, nested))
+            visit(child, inner)
+
+    visit(tree, False)
+    return found
+
+
+def layer_of(module: str) -> int:
+    best = None
+    for index, (_, members) in enumerate(LAYERS):
+        for member in members:
+            if module == member or module.startswith(member + "."):
+                if best is None or len(member) > best[1]:
+                    best = (index, len(member))
+    if best is None:
+        raise AssertionError(f"{module} is in no layer of tests/test_architecture.py's LAYERS")
+    return best[0]
+
+
+def graph(modules: dict) -> dict:
+    return {name: imports(path, modules) for name, path in modules.items()}
+
+
+def problems(modules: dict) -> list:
+    """What breaks the house: import circles and imports against the flow."""
+    edges = graph(modules)
+    found = []
+    for module, targets in edges.items():
+        for target, line, _ in targets:
+            if target in modules and layer_of(target) > layer_of(module):
+                found.append(f"{module} ({LAYERS[layer_of(module)][0]}) imports {target} "
+                             f"({LAYERS[layer_of(target)][0]}), a later layer, at line {line}")
+    # circles: depth-first search over module -> imported module
+    state, stack = {}, []
+
+    def walk(module):
+        state[module] = "open"
+        stack.append(module)
+        for target, _, _ in edges[module]:
+            if target not in modules or target == module:
+                continue
+            if state.get(target) == "open":
+                found.append("circle: " + " -> ".join(stack[stack.index(target):] + [target]))
+            elif target not in state:
+                walk(target)
+        stack.pop()
+        state[module] = "done"
+
+    for module in sorted(modules):
+        if module not in state:
+            walk(module)
+    return found
+
+
+def deferred_imports(paths, modules) -> dict:
+    """{file: number of function-level imports of the package} of the given files."""
+    counts = {}
+    for path in paths:
+        count = sum(nested for _, _, nested in imports(path, modules))
+        if count:
+            counts[os.path.relpath(path, ROOT)] = count
+    return counts
+
+
+def test_every_module_is_in_a_layer_and_described():
+    assert [name for name, _ in LAYERS] == ["ground", "text", "data", "weights", "config", "model", "train", "tasks",
+                                            "export", "jobs", "commands"]
+    with open(ARCHITECTURE, encoding="utf-8") as f:
+        described = set(re.findall(r"^- `(albert/[\w/]+\.py)`: ", f.read(), re.M))
+    for module, path in package_modules().items():
+        layer_of(module)
+        if not path.endswith("__init__.py") or module == "albert":
+            assert os.path.relpath(path, ROOT) in described, f"docs/architecture.md has no line for {module}"
+
+
+def test_no_circle_and_no_import_against_the_flow():
+    assert problems(package_modules()) == []
+
+
+def test_function_level_imports_only_in_the_command_lines_and_counted():
+    modules = package_modules()
+    library = [path for name, path in modules.items() if os.path.relpath(path, ROOT) not in SCRIPTS]
+    assert deferred_imports(library, modules) == {}
+    assert deferred_imports([os.path.join(ROOT, s) for s in SCRIPTS], modules) == DEFERRED
+
+
+def test_the_test_rejects_a_circle_and_an_import_against_the_flow(tmp_path):
+    """The same check on a copy of the package with one back import added (a model module importing a job), and
+    with a circle added (the encoder importing a task model, which imports the encoder)."""
+    import shutil
+
+    for target, line in (("albert/model/heads.py", "from albert.jobs import glue\n"),
+                         ("albert/model/encoder.py", "from albert.model import task_models\n")):
+        copy = tmp_path / target.replace("/", "_")
+        shutil.copytree(os.path.join(ROOT, "albert"), copy / "albert")
+        with open(copy / target, "a") as f:
+            f.write(line)
+        found = problems(package_modules(str(copy)))
+        if "jobs" in line:
+            assert any("albert.model.heads (model) imports albert.jobs.glue (jobs)" in p for p in found), found
+        else:
+            assert any(p.startswith("circle:") and "albert.model.task_models" in p and "albert.model.encoder" in p
+                       for p in found), found
+
+
+def test_import_albert_loads_no_tensorflow_and_installs_no_hook():
+    code = ("import sys; before = list(sys.meta_path); import albert; "
+            "assert sys.meta_path == before, sys.meta_path; "
+            "assert not any(m.split('.')[0] in ('tensorflow', 'keras') for m in sys.modules), 'TF loaded'; "
+            "print(sorted(albert.__all__)[:2])")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                            env=dict(os.environ, PYTHONPATH=ROOT))
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip() == "['AlbertClassifier', 'AlbertConfig']"
+
+
+@pytest.mark.parametrize("module", ["albert.cli", "albert.config", "albert.train.settings", "albert.weights.formats",
+                                    "albert.tasks.glue", "albert.tasks.squad", "albert.model.sizing"])
+def test_what_the_command_lines_check_with_loads_no_tensorflow(module):
+    code = (f"import sys; import {module}; "
+            "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('tensorflow', 'keras')); "
+            "assert not loaded, loaded[:3]")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                            env=dict(os.environ, PYTHONPATH=ROOT))
+    assert result.returncode == 0, result.stderr[-2000:]
