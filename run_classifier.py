@@ -11,6 +11,7 @@ import os
 from absl import flags
 
 from albert import cli
+from albert.data.features import boundaries
 from albert.errors import AlbertError
 from albert.tasks.glue import get_task
 from albert.train.settings import Runtime, check_export_dir, check_model_files
@@ -44,6 +45,7 @@ flags.DEFINE_string("export_dir", None, "Export model.ckpt-best as a serving Sav
                     "model.tflite (LiteRT: packed ids -> logits).")
 cli.define_tflite_flag()
 cli.define_runtime_flags()
+cli.define_length_flags()
 flags.adopt_module_key_flags(cli)  # --help lists them with the script's own flags
 flags.DEFINE_string("seeds", None, "Comma-separated seeds: fine-tune once per seed (in output_dir/seed_<s>) and "
                     "report the mean, median and best dev metric (small GLUE tasks are seed-sensitive).")
@@ -81,6 +83,7 @@ def validate() -> tuple:
             raise AlbertError("--seeds compares dev results: pass --do_eval")
     if get_task(FLAGS.task_name).name == "ax" and (FLAGS.do_train or FLAGS.do_eval):
         raise AlbertError("task ax is predict-only: use --do_predict with a model fine-tuned on MNLI")
+    boundaries(FLAGS.max_seq_length, FLAGS.length_buckets)  # a malformed value is one line here
     runtime = cli.settings(Runtime, FLAGS)
     check_model_files(FLAGS.albert_config_file, FLAGS.max_seq_length, FLAGS.spm_model_file, FLAGS.vocab_file,
                       FLAGS.init_checkpoint)

@@ -8,6 +8,7 @@ r"""Fine-tune ALBERT on RACE (4-option reading comprehension): train, evaluate e
 from absl import flags
 
 from albert import cli
+from albert.data.features import boundaries
 from albert.errors import AlbertError
 from albert.train.settings import Runtime, check_export_dir, check_model_files
 from albert.weights.formats import model_files
@@ -45,6 +46,7 @@ flags.DEFINE_string("export_dir", None, "Export model.ckpt-best as a serving Sav
                     "LiteRT model.tflite.")
 cli.define_tflite_flag()
 cli.define_runtime_flags()
+cli.define_length_flags()
 flags.adopt_module_key_flags(cli)  # --help lists them with the script's own flags
 FLAGS = flags.FLAGS
 
@@ -70,6 +72,7 @@ def validate() -> Runtime:
     if FLAGS.max_seq_length <= FLAGS.max_qa_length + 3:
         raise AlbertError(f"--max_seq_length {FLAGS.max_seq_length} leaves no room for the article after "
                           f"--max_qa_length {FLAGS.max_qa_length} and 3 special tokens")
+    boundaries(FLAGS.max_seq_length, FLAGS.length_buckets)  # a malformed value is one line here
     runtime = cli.settings(Runtime, FLAGS, keep_checkpoint_max=FLAGS.num_keep_checkpoint)
     check_model_files(FLAGS.albert_config_file, FLAGS.max_seq_length, FLAGS.spm_model_file, FLAGS.vocab_file,
                       FLAGS.init_checkpoint)

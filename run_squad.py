@@ -15,6 +15,7 @@ import os
 from absl import flags
 
 from albert import cli
+from albert.data.features import boundaries
 from albert.errors import AlbertError
 from albert.tasks.squad import Settings
 from albert.train.settings import Runtime, check_export_dir, check_model_files
@@ -60,6 +61,7 @@ flags.DEFINE_float("dropout_prob", 0.1, "2.0: dropout in the answer-class head."
 flags.DEFINE_float("null_score_diff_threshold", None, "2.0: predict no answer where the no-answer score exceeds "
                    "this (default: the best-F1 threshold on the predict file's own answers).")
 cli.define_runtime_flags()
+cli.define_length_flags()
 flags.adopt_module_key_flags(cli)  # --help lists them with the script's own flags
 FLAGS = flags.FLAGS
 
@@ -75,6 +77,9 @@ def validate() -> Runtime:
         raise AlbertError("--albert_hub_module_handle is not supported; pass the checkpoint as --init_checkpoint")
     if not (FLAGS.do_train or FLAGS.do_predict or FLAGS.export_dir):
         raise AlbertError("nothing to do: pass --do_train, --do_predict and/or --export_dir")
+    if FLAGS.group_by_length and not FLAGS.version_2_with_negative:
+        raise AlbertError("--group_by_length: SQuAD 1.1's loss runs over every position, padding included, so its "
+                          "training batches are not cut to a length; use it with --version_2_with_negative")
     if FLAGS.do_train and not FLAGS.train_file:
         raise AlbertError("--do_train needs --train_file")
     if FLAGS.do_predict and not FLAGS.predict_file:
@@ -91,6 +96,7 @@ def validate() -> Runtime:
         path = getattr(FLAGS, name)
         if path and "://" not in path and not os.path.isfile(path):
             raise AlbertError(f"{path}: --{name} not found")
+    boundaries(FLAGS.max_seq_length, FLAGS.length_buckets)  # a malformed value is one line here
     runtime = cli.settings(Runtime, FLAGS)
     check_model_files(FLAGS.albert_config_file, FLAGS.max_seq_length, FLAGS.spm_model_file,
                       init_checkpoint=FLAGS.init_checkpoint)

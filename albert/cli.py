@@ -154,6 +154,30 @@ def define_runtime_flags():
                          "every this many steps; 0: about every 30 s.")
 
 
+def define_length_flags(training: bool = True):
+    """--length_buckets (and, for the fine-tuning runners, --group_by_length): albert.data.buckets."""
+    from absl import flags
+
+    if not training:
+        flags.DEFINE_string("length_buckets", "default",
+                            "The preprocessor packs a batch to the smallest of these lengths that holds its longest "
+                            "text (at most --seq_length), so the encoder computes no more: default (8, 12, 16, 20, 24, "
+                            "28, 32, 40, 48, ...: four per doubling), none (always --seq_length, and a model.tflite of "
+                            "that fixed length instead of any length), or comma-separated lengths.")
+        return
+    flags.DEFINE_string("length_buckets", "default",
+                        "Cut each batch to the smallest of these lengths that holds its longest example, so padding "
+                        "is not computed: default (four per doubling: 8, 12, 16, 20, 24, 28, 32, 40, 48, ..., 384, "
+                        "448, 512, up to --max_seq_length), none (pad every example to --max_seq_length, as the "
+                        "original; model.tflite then has that fixed length instead of any length), or "
+                        "comma-separated lengths. Training keeps the original's batches (the same examples in the "
+                        "same order); evaluation and prediction group examples by length and give results in the "
+                        "original order.")
+    flags.DEFINE_bool("group_by_length", False, "Training batches of examples of similar length (shuffled within "
+                      "length buckets, the buckets' batches interleaved at random): less padding than --length_buckets "
+                      "alone, but other batches than the original's.")
+
+
 TFLITE_QUANTIZATIONS = ("none", "dynamic_int8", "float16")
 
 

@@ -4,17 +4,16 @@ import os
 import random
 
 import keras
-import numpy as np
 import pytest
 import tensorflow as tf
 
 from albert import AlbertClassifier, AlbertConfig
-from albert.data.readers import classifier_dataset
-from albert.train.optimizers import create_optimizer
+from albert.data.readers import classifier_dataset, classifier_decoder, prediction_batches
 from albert.tasks.classification import cached_features, classification_loss, predict
 from albert.tasks.glue import get_task
 from albert.tasks.metrics import glue_metrics
 from albert.train.loop import LoopConfig, Trainer
+from albert.train.optimizers import create_optimizer
 
 WORDS = [f"w{i}" for i in range(20)]
 
@@ -81,7 +80,8 @@ def train_and_score(tmp_path, task_name, steps, learning_rate):
     trainer = Trainer(strategy, model, optimizer, classification_loss, loop)
     trainer.train(lambda ctx, batch: classifier_dataset([train_file], 16, task.is_regression, batch, True, ctx),
                   log=lambda line: None)
-    logits = predict(model, classifier_dataset([dev_file], 16, task.is_regression, 32, False), 4)
+    batches = prediction_batches([dev_file], classifier_decoder(16, task.is_regression), 32, (8, 16))
+    logits = predict(model, batches)  # grouped by length, back in the examples' order
     gold = [e.label if task.is_regression else task.labels.index(e.label) for e in dev_examples]
     predictions = logits[:, 0] if task.is_regression else logits.argmax(-1)
     return glue_metrics(task_name, predictions, gold)

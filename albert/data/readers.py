@@ -2,6 +2,7 @@
 
 import tensorflow as tf
 
+from albert.data.buckets import grouped_batches
 from albert.data.corpus import expand_inputs
 from albert.data.features import PACKED_INPUTS, classifier_features, pretraining_features, race_features, squad_features
 from albert.data.tfrecord import count_records
@@ -31,10 +32,11 @@ def _decoder(spec: dict, keep: tuple | None = None):
 
 
 def record_dataset(files: list, decode, batch_size: int, is_training: bool, input_context=None, seed: int = 12345,
-                   shuffle_buffer: int = 100):
+                   shuffle_buffer: int = 100, group_by_length: tuple | None = None):
     """Files -> parsed, batched (drop_remainder) examples. Training: files sharded per input pipeline (or records,
     when there are fewer files than pipelines), repeated, shuffled with a fixed seed, read deterministically so a
-    checkpointed iterator resumes exactly."""
+    checkpointed iterator resumes exactly. `group_by_length` (training; the bucket boundaries): each batch of
+    examples of one length bucket, cut to it, the buckets' batches interleaved at random (albert.data.buckets)."""
     dataset = tf.data.Dataset.from_tensor_slices(files)
     pipelines = input_context.num_input_pipelines if input_context else 1
     pipeline = input_context.input_pipeline_id if input_context else 0
@@ -52,7 +54,18 @@ def record_dataset(files: list, decode, batch_size: int, is_training: bool, inpu
     if is_training and shuffle_buffer > 1:
         dataset = dataset.shuffle(shuffle_buffer, seed=seed)
     dataset = dataset.map(decode, num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
+    if group_by_length:
+        batches = grouped_batches(dataset, batch_size, group_by_length, drop_remainder=True)
+        batches = batches.map(lambda batch: {k: v for k, v in batch.items() if k != "position"})
+        return batches.shuffle(4 * len(group_by_length), seed=seed).prefetch(tf.data.AUTOTUNE)
     return dataset.batch(batch_size, drop_remainder=True).prefetch(tf.data.AUTOTUNE)
+
+
+def prediction_batches(files: list, decode, batch_size: int, bucket_bounds: tuple) -> tf.data.Dataset:
+    """Every record once, in batches of one length bucket each, cut to it, each with its records' `position` in the
+    files (albert.data.buckets.in_original_order puts outputs back in order)."""
+    examples = tf.data.TFRecordDataset(files).map(decode, num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
+    return grouped_batches(examples, batch_size, bucket_bounds).prefetch(tf.data.AUTOTUNE)
 
 
 def pretraining_dataset(files: list, max_seq_length: int, max_predictions_per_seq: int, batch_size: int,
@@ -63,31 +76,43 @@ def pretraining_dataset(files: list, max_seq_length: int, max_predictions_per_se
     return record_dataset(files, _decoder(spec, keep), batch_size, is_training, input_context, seed)
 
 
-def classifier_dataset(files: list, max_seq_length: int, regression: bool, batch_size: int, is_training: bool,
-                       input_context=None, seed: int = 12345):
+def classifier_decoder(max_seq_length: int, regression: bool = False):
     """GLUE feature records (spec §9.2)."""
-    return record_dataset(files, _decoder(classifier_features(max_seq_length, regression)), batch_size, is_training,
-                          input_context, seed)
+    return _decoder(classifier_features(max_seq_length, regression))
 
 
-def race_dataset(files: list, max_seq_length: int, batch_size: int, is_training: bool, input_context=None,
-                 seed: int = 12345):
+def classifier_dataset(files: list, max_seq_length: int, regression: bool, batch_size: int, is_training: bool,
+                       input_context=None, seed: int = 12345, group_by_length: tuple | None = None):
+    return record_dataset(files, classifier_decoder(max_seq_length, regression), batch_size, is_training,
+                          input_context, seed, group_by_length=group_by_length)
+
+
+def race_decoder(max_seq_length: int):
     """RACE records (spec §11.2), the four rows back in shape [4, max_seq_length]."""
     decode = _decoder(race_features(max_seq_length))
 
-    def reshape(features):
+    def reshape(record):
         return {k: tf.reshape(v, [4, max_seq_length]) if k in PACKED_INPUTS else v
-                for k, v in features.items()}
+                for k, v in decode(record).items()}
 
-    return record_dataset(files, lambda record: reshape(decode(record)), batch_size, is_training, input_context,
-                          seed)
+    return reshape
+
+
+def race_dataset(files: list, max_seq_length: int, batch_size: int, is_training: bool, input_context=None,
+                 seed: int = 12345, group_by_length: tuple | None = None):
+    return record_dataset(files, race_decoder(max_seq_length), batch_size, is_training, input_context, seed,
+                          group_by_length=group_by_length)
+
+
+def squad_decoder(max_seq_length: int, is_training: bool):
+    """SQuAD feature records (spec §10.2); training records carry the targets."""
+    return _decoder(squad_features(max_seq_length, is_training))
 
 
 def squad_dataset(files: list, max_seq_length: int, batch_size: int, is_training: bool, input_context=None,
-                  seed: int = 12345):
-    """SQuAD feature records (spec §10.2); training records carry the targets."""
-    return record_dataset(files, _decoder(squad_features(max_seq_length, is_training)), batch_size, is_training,
-                          input_context, seed)
+                  seed: int = 12345, group_by_length: tuple | None = None):
+    return record_dataset(files, squad_decoder(max_seq_length, is_training), batch_size, is_training,
+                          input_context, seed, group_by_length=group_by_length)
 
 
 def check_records(files: list, spec: dict, flags: dict, vocab_size: int | None = None, what: str = "records"):

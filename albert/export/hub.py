@@ -22,8 +22,10 @@ import tensorflow as tf
 
 from albert.atomic import replacing_directory
 from albert.config import AlbertConfig
+from albert.data.buckets import cut_to_bucket
+from albert.data.features import boundaries
 from albert.errors import AlbertError
-from albert.export.litert import export_tflite
+from albert.export.litert import export_tflite, file_length
 from albert.export.savedmodel import HUB_INPUTS, encoder_inputs, int_spec, root_with_variables, save
 from albert.model.preprocessor import DEFAULT_SEQ_LENGTH
 from albert.model.serialization import float32_copy
@@ -80,9 +82,13 @@ def export_encoder(encoder, path: str, assets: dict | None = None, mlm_model=Non
     return save(root, path, {"serving_default": serving}, assets)
 
 
-def export_preprocessor(sp_model_file: str, do_lower_case: bool, path: str,
-                        seq_length: int = DEFAULT_SEQ_LENGTH) -> str:
-    """Strings -> encoder inputs, in the graph; the SentencePiece model travels in assets/."""
+def export_preprocessor(sp_model_file: str, do_lower_case: bool, path: str, seq_length: int = DEFAULT_SEQ_LENGTH,
+                        length_boundaries: tuple | None = None) -> str:
+    """Strings -> encoder inputs, in the graph; the SentencePiece model travels in assets/. The default call packs
+    to the smallest length bucket holding the batch's longest text, at most `seq_length` (`length_boundaries`,
+    default albert.data.features.boundaries(seq_length); `(seq_length,)`: always `seq_length`), so the encoder
+    computes only that; `bert_pack_inputs(segments, seq_length)` packs to exactly the length given."""
+    bounds = length_boundaries or boundaries(seq_length)
     with open(sp_model_file, "rb") as f:
         proto = f.read()
     root = tf.__internal__.tracking.AutoTrackable()
@@ -90,7 +96,7 @@ def export_preprocessor(sp_model_file: str, do_lower_case: bool, path: str,
     strings = tf.TensorSpec([None], tf.string, name="strings")
     ragged = tf.RaggedTensorSpec([None, None], tf.int32, row_splits_dtype=tf.int64)
     def preprocess(texts):
-        return root.tokenizer.pack([root.tokenizer.tokenize(texts)], seq_length)
+        return cut_to_bucket(root.tokenizer.pack([root.tokenizer.tokenize(texts)], seq_length), bounds)
 
     root.__call__ = tf.function(preprocess, input_signature=[strings])
     root.tokenize = tf.function(root.tokenizer.tokenize, input_signature=[strings])
@@ -147,7 +153,8 @@ def load_pretrainer(files: dict):
 
 
 def export_hub_models(albert_directory: str, export_path: str, checkpoint_name: str, spm_model_file: str | None,
-                      do_lower_case: bool, seq_length: int | None, quantization: str) -> str:
+                      do_lower_case: bool, seq_length: int | None, quantization: str,
+                      length_buckets: str = "default") -> str:
     """export_to_tfhub.py: a model directory (release layout, Hugging Face, keras-hub) as export_path/encoder (with
     its model.tflite), export_path/preprocessor and export_path/mlm, written whole or not at all."""
     files = model_directory_files(albert_directory, checkpoint_name, spm_model_file)
@@ -164,13 +171,16 @@ def export_hub_models(albert_directory: str, export_path: str, checkpoint_name: 
                   os.path.basename(files["spm_model"]): files["spm_model"]}
         if files["spm_vocab"]:
             assets[os.path.basename(files["spm_vocab"])] = files["spm_vocab"]
+        bounds = boundaries(seq_length, length_buckets)
         export_encoder(model.encoder, os.path.join(tmp, "encoder"), assets)
-        lite = export_tflite(model.encoder, os.path.join(tmp, "encoder", "model.tflite"), HUB_INPUTS, seq_length,
+        lite_length = file_length(seq_length, bounds)
+        lite = export_tflite(model.encoder, os.path.join(tmp, "encoder", "model.tflite"), HUB_INPUTS, lite_length,
                              ("pooled_output", "sequence_output"), quantization, input_map=encoder_inputs)
         export_encoder(model.encoder, os.path.join(tmp, "mlm"), assets, mlm_model=model)
-        export_preprocessor(files["spm_model"], do_lower_case, os.path.join(tmp, "preprocessor"), seq_length)
+        export_preprocessor(files["spm_model"], do_lower_case, os.path.join(tmp, "preprocessor"), seq_length, bounds)
         os.remove(os.path.join(tmp, "albert_config.json"))
-    return (f"exported {out}/encoder (and encoder/model.tflite, {lite['bytes']:,} bytes at length {seq_length}), "
+    length = f"length {seq_length}" if lite_length else f"any length up to {seq_length}"
+    return (f"exported {out}/encoder (and encoder/model.tflite, {lite['bytes']:,} bytes, {length}), "
             f"{out}/preprocessor and {out}/mlm from {files['checkpoint']}")
 
 

@@ -1,13 +1,16 @@
 """LiteRT (TFLite) files of the task models, as the original wrote `albert_model.tflite` for SQuAD.
 
-    export_tflite(model, "out/squad_serving/model.tflite", ["input_ids", "input_mask", "segment_ids"], 384)
+    export_tflite(model, "out/squad_serving/model.tflite", ["input_ids", "input_mask", "segment_ids"], None)
 
 The file takes the packed features (int32 `input_ids`, `input_mask`, `segment_ids`, and `p_mask` for SQuAD 2.0)
-at the export's sequence length with a dynamic batch, and returns the task's outputs under the SavedModel's
-names. Builtin ops only (no Flex, no custom op), weights frozen into constants: the model goes through a Keras
-`ExportArchive` (whose endpoint freezes the variables; a SavedModel of `tf.Variable`s converts to READ_VARIABLE
-ops, which LiteRT with XNNPACK runs as all-NaN), then `tf.lite.TFLiteConverter`. SentencePiece has no builtin op:
-tokenize with `albert.text.tokenization` (or the exported preprocessor) and feed ids.
+with a dynamic batch and, by default, a dynamic sequence length: a caller feeds a batch cut to its longest example
+(any length up to the export's) and computes only those positions, as the SavedModels do; with
+`--length_buckets=none` the file has the fixed length instead (for delegates that need static shapes). The dynamic
+axis converts to the same builtin ops and runs at the fixed file's speed at full length. It returns the task's
+outputs under the SavedModel's names. Builtin ops only (no Flex, no custom op), weights frozen into constants: the
+model goes through a Keras `ExportArchive` (whose endpoint freezes the variables; a SavedModel of `tf.Variable`s
+converts to READ_VARIABLE ops, which LiteRT with XNNPACK runs as all-NaN), then `tf.lite.TFLiteConverter`.
+SentencePiece has no builtin op: tokenize with `albert.text.tokenization` (or the exported preprocessor) and feed ids.
 
 Quantization (`--tflite_quantization`): `none` (float32), `dynamic_int8` (int8 weights, float activations: a
 quarter of the size) or `float16` (float16 weights: half).
@@ -27,10 +30,17 @@ from albert.errors import AlbertError
 from albert.model.serialization import float32_copy
 
 
-def export_tflite(model, path: str, input_names, seq_length: int, output_names=None, quantization: str = "none",
-                  rows_per_example: int | None = None, input_map=None) -> dict:
+def file_length(seq_length: int, bucket_bounds: tuple) -> int | None:
+    """The sequence length of a model.tflite: any (None) when batches are cut to length buckets, else the fixed
+    `seq_length` (--length_buckets=none)."""
+    return None if len(bucket_bounds) > 1 else seq_length
+
+
+def export_tflite(model, path: str, input_names, seq_length: int | None, output_names=None,
+                  quantization: str = "none", rows_per_example: int | None = None, input_map=None) -> dict:
     """Write `model` as a LiteRT flatbuffer at `path`, computing in float32 whatever the policy it was built
-    under (LiteRT has no bf16 kernels; quantization applies to the float32 model). `rows_per_example` adds a
+    under (LiteRT has no bf16 kernels; quantization applies to the float32 model). `seq_length`: the inputs'
+    length, or None for any length (up to the model's max_position_embeddings). `rows_per_example` adds a
     middle dimension (4 for RACE: inputs [batch, 4, seq_length]). `output_names`: the outputs kept (default all; a
     model returning one tensor names it `logits`). `input_map(inputs)`: the model's features from the file's
     inputs (default: the same dict). Returns {"path", "bytes", "ops"}."""
@@ -90,15 +100,22 @@ def op_names(blob: bytes) -> list:
     return sorted(found)
 
 
-def run_tflite(path: str, batches, input_names) -> dict:
-    """{output name: array} of a model.tflite over `batches` (dicts of arrays or tensors), concatenated; run in
-    TensorFlow's LiteRT interpreter (XNNPACK), so that only TensorFlow is needed."""
+def tflite_runner(path: str):
+    """A function: a batch (a dict of int arrays or tensors, any batch size and, for a file of dynamic length, any
+    length) -> {output name: array} of a model.tflite, run in TensorFlow's LiteRT interpreter (XNNPACK), so that only
+    TensorFlow is needed."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # tf.lite.Interpreter's notice that ai-edge-litert replaces it
         runner = tf.lite.Interpreter(model_path=path).get_signature_runner("serve")
+    return lambda batch: runner(**{name: np.asarray(value, np.int32) for name, value in batch.items()})
+
+
+def run_tflite(path: str, batches, input_names) -> dict:
+    """{output name: array} of a model.tflite over `batches` (dicts of arrays or tensors), concatenated."""
+    runner = tflite_runner(path)
     parts = {}
     for batch in batches:
-        outputs = runner(**{name: np.asarray(batch[name], np.int32) for name in input_names})
+        outputs = runner({name: batch[name] for name in input_names})
         for name, value in outputs.items():
             parts.setdefault(name, []).append(value)
     return {name: np.concatenate(values) for name, values in parts.items()}

@@ -10,6 +10,8 @@ import os
 
 import tensorflow as tf
 
+from albert.data.buckets import cut_to_bucket
+from albert.data.features import boundaries
 from albert.export.litert import export_tflite
 from albert.export.savedmodel import encoder_inputs, int_spec, root_with_variables, save
 from albert.model.serialization import float32_copy
@@ -18,9 +20,12 @@ from albert.text.graph_tokenizer import InGraphTokenizer
 
 
 def export_classifier(model, sp_model_file: str, do_lower_case: bool, labels: list | None, pair: bool,
-                      seq_length: int, path: str) -> str:
+                      seq_length: int, path: str, length_boundaries: tuple | None = None) -> str:
     """A fine-tuned classifier that takes raw strings: `text_a` (and `text_b` for a pair task) -> `probabilities`,
-    `predictions` (label strings; the regression score for one output) and `logits`; float32."""
+    `predictions` (label strings; the regression score for one output) and `logits`; float32. Each request is
+    packed to `seq_length` and computed only up to its longest text's length bucket (`length_boundaries`, default
+    albert.data.features.boundaries(seq_length); `(seq_length,)`: the whole length)."""
+    bounds = length_boundaries or boundaries(seq_length)
     with open(sp_model_file, "rb") as f:
         proto = f.read()
     model = float32_copy(model)
@@ -32,7 +37,8 @@ def export_classifier(model, sp_model_file: str, do_lower_case: bool, labels: li
 
     def classify(inputs):
         segments = [root.tokenizer.tokenize(inputs[name]) for name in names]
-        logits = model(encoder_inputs(root.tokenizer.pack(segments, seq_length)), training=False)
+        features = cut_to_bucket(encoder_inputs(root.tokenizer.pack(segments, seq_length)), bounds)
+        logits = model(features, training=False)
         if not labels:
             return {"predictions": logits[:, 0], "logits": logits}
         return {"probabilities": tf.nn.softmax(logits, -1), "logits": logits,
@@ -43,17 +49,18 @@ def export_classifier(model, sp_model_file: str, do_lower_case: bool, labels: li
     return save(root, path, {"serving_default": root.serve.get_concrete_function()})
 
 
-def export_squad(model, version_2: bool, path: str, seq_length: int, quantization: str = "none") -> dict:
+def export_squad(model, version_2: bool, path: str, seq_length: int | None, quantization: str = "none") -> dict:
     """A fine-tuned SQuAD model over packed inputs (`input_ids`, `input_mask`, `segment_ids`, and `p_mask` for
     2.0) -> `start_logits`, `end_logits` (1.1) or the beam outputs and `cls_logits` (2.0); with its model.tflite."""
     return export_packed(model, model_inputs(version_2), prediction_outputs(version_2), path, seq_length,
                          quantization)
 
 
-def export_packed(model, input_names, output_names, path: str, seq_length: int, quantization: str = "none",
+def export_packed(model, input_names, output_names, path: str, seq_length: int | None, quantization: str = "none",
                   rows_per_example: int | None = None) -> dict:
     """A task model over packed int32 features as a serving SavedModel (`serving_default`: any batch and length)
-    and, inside it, `model.tflite` (LiteRT, builtin ops, weights frozen) at `seq_length`. `output_names`: the
+    and, inside it, `model.tflite` (LiteRT, builtin ops, weights frozen) at `seq_length` (None: any length, see
+    albert.export.litert.file_length). `output_names`: the
     outputs kept (None: a model returning one tensor, named `logits`). Both compute in float32. Returns
     albert.export.litert's report."""
     model = float32_copy(model)

@@ -2,7 +2,6 @@
 export a serving model on raw strings with its model.tflite; `--seeds` repeats it per seed and compares."""
 
 import dataclasses
-import math
 import os
 
 import keras
@@ -11,8 +10,9 @@ import tensorflow as tf
 
 from albert.atomic import write_text
 from albert.config import AlbertConfig
-from albert.data.features import PACKED_INPUTS
-from albert.data.readers import classifier_dataset
+from albert.data.buckets import in_original_order
+from albert.data.features import PACKED_INPUTS, boundaries
+from albert.data.readers import classifier_dataset, classifier_decoder, prediction_batches
 from albert.errors import AlbertError
 from albert.export import litert
 from albert.export.serving import export_classifier
@@ -61,6 +61,8 @@ class GlueRun:
     export_dir: str | None = None
     tflite_quantization: str = "none"
     seeds: tuple = ()  # fine-tune once per seed and compare (empty: once, with the runtime's seed)
+    length_buckets: str = "default"  # albert.data.buckets.boundaries
+    group_by_length: bool = False
 
 
 def run(settings: GlueRun, runtime: Runtime):
@@ -103,8 +105,9 @@ class FineTuning:
             self.model = AlbertClassifier(config, num_labels=1 if task.is_regression else len(task.labels))
             optimizer = create_optimizer(settings.learning_rate, settings.train_step, settings.warmup_step,
                                          settings.optimizer, model=self.model)
+        self.bounds = boundaries(settings.max_seq_length, settings.length_buckets)
         loop = loop_config(runtime, config, output_dir, settings.train_step, settings.train_batch_size,
-                           settings.max_seq_length)
+                           settings.max_seq_length, length_boundaries=self.bounds)
         self.trainer = Trainer(strategy, self.model, optimizer, classification_loss, loop,
                                loss_scaling=runtime.mixed_precision == "fp16")
 
@@ -127,13 +130,21 @@ class FineTuning:
         return cached_features(self.task, s.data_dir, split, self.tokenizer, s.max_seq_length, self.cached_dir)
 
     def dataset(self, path: str, batch_size: int, training: bool = False, context=None):
+        """Training batches: the original's, or grouped by length."""
+        grouped = self.bounds if training and self.settings.group_by_length else None
         return classifier_dataset([path], self.settings.max_seq_length, self.task.is_regression, batch_size,
-                                  training, context, seed=self.seed)
+                                  training, context, seed=self.seed, group_by_length=grouped)
+
+    def prediction_batches(self, split: str, batch_size: int):
+        """A split's features in batches grouped by length, each with its examples' `position`."""
+        path, _ = self.features(split)
+        decode = classifier_decoder(self.settings.max_seq_length, self.task.is_regression)
+        return prediction_batches([path], decode, batch_size, self.bounds)
 
     def logits_of(self, split: str, batch_size: int) -> tuple:
-        path, examples = self.features(split)
-        steps = math.ceil(len(examples) / batch_size)
-        return predict(self.model, self.dataset(path, batch_size), steps)[:len(examples)], examples
+        """The model's logits on a split, computed in batches grouped by length, in the examples' order."""
+        _, examples = self.features(split)
+        return predict(self.model, self.prediction_batches(split, batch_size)), examples
 
     def train(self):
         s = self.settings
@@ -175,16 +186,17 @@ class FineTuning:
         s, task = self.settings, self.task
         pair = any(layout.text_b is not None for layout in task.splits.values())
         export_classifier(self.model, s.spm_model_file, s.do_lower_case, list(task.labels or []) or None, pair,
-                          s.max_seq_length, s.export_dir)
+                          s.max_seq_length, s.export_dir, self.bounds)
         report = litert.export_tflite(self.model, os.path.join(s.export_dir, "model.tflite"), PACKED_INPUTS,
-                                      s.max_seq_length, quantization=s.tflite_quantization)
+                                      litert.file_length(s.max_seq_length, self.bounds),
+                                      quantization=s.tflite_quantization)
         print(f"exported the serving model to {s.export_dir} (inputs: text_a{', text_b' if pair else ''}) and "
               f"{report['path']} (packed ids -> logits, {report['bytes']:,} bytes)")
         if s.do_eval:
             logits, examples = self.logits_of("dev", s.eval_batch_size)
-            path, _ = self.features("dev")
-            batches = self.dataset(path, s.eval_batch_size).take(math.ceil(len(examples) / s.eval_batch_size))
-            lite = litert.run_tflite(report["path"], batches, PACKED_INPUTS)["logits"][:len(examples)]
+            batches = list(self.prediction_batches("dev", s.eval_batch_size))  # as the float model's
+            lite = litert.run_tflite(report["path"], batches, PACKED_INPUTS)["logits"]
+            lite = in_original_order([b["position"].numpy() for b in batches], [lite])
             key = best_key(task.name)
             line = litert.report_line(report, s.tflite_quantization, key, self.dev_metrics(lite, examples)[0][key],
                                       self.dev_metrics(logits, examples)[0][key])

@@ -3,20 +3,20 @@
 
 import dataclasses
 import json
-import math
 import os
 
-import numpy as np
 import tensorflow as tf
 
 from albert.atomic import write_text
 from albert.config import AlbertConfig
 from albert.data import cache
-from albert.data.features import PACKED_INPUTS
-from albert.data.readers import race_dataset
+from albert.data.features import PACKED_INPUTS, boundaries
+from albert.data.readers import prediction_batches, race_dataset, race_decoder
+from albert.export.litert import file_length
 from albert.export.serving import export_packed
 from albert.jobs.outputs import append_eval_results, record_model_files, write_results
 from albert.model.task_models import AlbertMultipleChoice
+from albert.tasks.classification import predict
 from albert.tasks.race import accuracy_by_level, race_loss, read_examples, write_features
 from albert.text.tokenization import FullTokenizer
 from albert.train.loop import Trainer
@@ -59,6 +59,8 @@ class RaceRun:
     warmup_step: int = 1000
     export_dir: str | None = None
     tflite_quantization: str = "none"
+    length_buckets: str = "default"  # albert.data.features.boundaries
+    group_by_length: bool = False
 
 
 def run(settings: RaceRun, runtime: Runtime):
@@ -76,8 +78,9 @@ class RaceFineTuning:
         with strategy.scope():
             self.model = AlbertMultipleChoice(config, num_choices=CHOICES, dropout_prob=s.dropout_prob)
             optimizer = create_optimizer(s.learning_rate, s.train_step, s.warmup_step, "adamw", model=self.model)
+        self.bounds = boundaries(s.max_seq_length, s.length_buckets)
         loop = loop_config(runtime, config, s.output_dir, s.train_step, s.train_batch_size, s.max_seq_length,
-                           examples_per_row=CHOICES)
+                           examples_per_row=CHOICES, length_boundaries=self.bounds)
         self.trainer = Trainer(strategy, self.model, optimizer, race_loss, loop,
                                loss_scaling=runtime.mixed_precision == "fp16")
 
@@ -90,8 +93,9 @@ class RaceFineTuning:
         if s.do_predict or s.export_dir:
             init_from_checkpoint(self.model, prediction_checkpoint(s.output_dir, s.init_checkpoint))
         if s.export_dir:
-            report = export_packed(self.model, PACKED_INPUTS, None, s.export_dir, s.max_seq_length,
-                                   s.tflite_quantization, rows_per_example=CHOICES)
+            report = export_packed(self.model, PACKED_INPUTS, None, s.export_dir,
+                                   file_length(s.max_seq_length, self.bounds), s.tflite_quantization,
+                                   rows_per_example=CHOICES)
             print(f"exported the serving model to {s.export_dir} and {report['path']} ({report['bytes']:,} bytes)")
         if s.do_predict:
             predictions, examples = self.predictions_of("test", s.predict_file, s.predict_batch_size)
@@ -114,11 +118,10 @@ class RaceFineTuning:
         return path, examples
 
     def predictions_of(self, split: str, path: str | None, batch_size: int) -> tuple:
+        """The chosen option of each example, computed in batches grouped by length, in the examples' order."""
         path, examples = self.features(split, path)
-        dataset = race_dataset([path], self.settings.max_seq_length, batch_size, False)
-        logits = [self.model({k: batch[k] for k in PACKED_INPUTS}).numpy()
-                  for batch, _ in zip(dataset, range(math.ceil(len(examples) / batch_size)))]
-        return np.concatenate(logits)[:len(examples)].argmax(-1), examples
+        batches = prediction_batches([path], race_decoder(self.settings.max_seq_length), batch_size, self.bounds)
+        return predict(self.model, batches).argmax(-1), examples
 
     def train(self):
         s = self.settings
@@ -126,8 +129,9 @@ class RaceFineTuning:
         if tf.train.latest_checkpoint(s.output_dir) is None and s.init_checkpoint:
             print(init_from_checkpoint(self.model, s.init_checkpoint))
         record_model_files(s.output_dir, self.config, s.spm_model_file)
+        grouped = self.bounds if s.group_by_length else None
         self.trainer.train(lambda ctx, batch: race_dataset([train_path], s.max_seq_length, batch, True, ctx,
-                                                           seed=self.runtime.random_seed),
+                                                           seed=self.runtime.random_seed, group_by_length=grouped),
                            on_checkpoint=self.evaluate if s.do_eval else None)
 
     def evaluate(self, step: int, _path=None):

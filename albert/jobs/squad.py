@@ -7,12 +7,12 @@ import json
 import os
 import random
 
-import numpy as np
 import tensorflow as tf
 
 from albert.atomic import write_text
 from albert.config import AlbertConfig
-from albert.data.readers import squad_dataset
+from albert.data.features import boundaries
+from albert.data.readers import prediction_batches, squad_dataset, squad_decoder
 from albert.errors import AlbertError
 from albert.export import litert
 from albert.export.serving import export_squad
@@ -20,7 +20,7 @@ from albert.jobs.outputs import append_eval_results, record_model_files, write_r
 from albert.model.task_models import AlbertSquadV1, AlbertSquadV2
 from albert.tasks import squad
 from albert.tasks.squad_eval import evaluate_v1, evaluate_v2
-from albert.tasks.squad_predictions import apply_null_threshold, decode, run_model
+from albert.tasks.squad_predictions import apply_null_threshold, decode, keyed_outputs, run_model
 from albert.text.tokenization import load_sentencepiece
 from albert.train.loop import Trainer
 from albert.train.optimizers import create_optimizer
@@ -63,6 +63,8 @@ class SquadRun:
     end_n_top: int = 5
     dropout_prob: float = 0.1
     null_score_diff_threshold: float | None = None
+    length_buckets: str = "default"  # albert.data.features.boundaries
+    group_by_length: bool = False  # 2.0 only: 1.1's loss runs over every position
 
     @property
     def features(self) -> squad.Settings:
@@ -77,6 +79,7 @@ class SquadFineTuning:
     def __init__(self, settings: SquadRun, runtime: Runtime):
         s = self.settings = settings
         self.version_2 = s.version_2_with_negative
+        self.bounds = boundaries(s.max_seq_length, s.length_buckets)
         strategy = setup(runtime)
         self.config = config = AlbertConfig.from_json_file(s.albert_config_file)
         self.sp_model = load_sentencepiece(s.spm_model_file)
@@ -123,7 +126,8 @@ class SquadFineTuning:
             init_from_checkpoint(self.model, prediction_checkpoint(s.output_dir, s.init_checkpoint))
         report = None
         if s.export_dir:
-            report = export_squad(self.model, self.version_2, s.export_dir, s.max_seq_length, s.tflite_quantization)
+            report = export_squad(self.model, self.version_2, s.export_dir,
+                                  litert.file_length(s.max_seq_length, self.bounds), s.tflite_quantization)
             print(f"exported the serving model to {s.export_dir} and {report['path']} ({report['bytes']:,} bytes)")
         if self.predict:
             results = self.predict_and_write()
@@ -143,16 +147,19 @@ class SquadFineTuning:
         with self.strategy.scope():
             optimizer = create_optimizer(s.learning_rate, self.num_train_steps,
                                          int(self.num_train_steps * s.warmup_proportion), "adamw", model=self.model)
+        # SQuAD 1.1's loss is a softmax over every position, padding included: its training batches stay whole.
+        bounds = self.bounds if self.version_2 else None
         loop = loop_config(self.runtime, self.config, s.output_dir, self.num_train_steps, s.train_batch_size,
-                           s.max_seq_length)
+                           s.max_seq_length, length_boundaries=bounds)
         self.trainer = Trainer(self.strategy, self.model, optimizer,
                                squad.squad_v2_loss if self.version_2 else squad.squad_v1_loss, loop,
                                loss_scaling=self.runtime.mixed_precision == "fp16")
         if tf.train.latest_checkpoint(s.output_dir) is None and s.init_checkpoint:
             print(init_from_checkpoint(self.model, s.init_checkpoint))
         record_model_files(s.output_dir, self.config, s.spm_model_file)
+        grouped = bounds if s.group_by_length else None
         self.trainer.train(lambda ctx, batch: squad_dataset([record], s.max_seq_length, batch, True, ctx,
-                                                            seed=self.runtime.random_seed),
+                                                            seed=self.runtime.random_seed, group_by_length=grouped),
                            on_checkpoint=self.evaluate if self.predict and self.predict["has_answers"] else None)
 
     def evaluate(self, step: int, _path=None):
@@ -166,14 +173,12 @@ class SquadFineTuning:
                                                  if k in results) + f" | best f1 {best_value:.4f} at step {best_step}")
 
     def tflite_outputs(self, path: str) -> dict:
-        """{unique_id: {output name: row}} of a model.tflite over the predict features (as run_model's)."""
-        s, predict = self.settings, self.predict
-        count = predict["metadata"]["num_features"]
-        batches = list(squad_dataset([predict["record"]], s.max_seq_length, s.predict_batch_size, False)
-                       .take(-(-count // s.predict_batch_size)))
-        outputs = litert.run_tflite(path, batches, squad.model_inputs(self.version_2))
-        ids = np.concatenate([batch["unique_ids"].numpy().reshape(-1) for batch in batches])[:count]
-        return {int(unique_id): {k: v[row] for k, v in outputs.items()} for row, unique_id in enumerate(ids)}
+        """{unique_id: {output name: row}} of a model.tflite over the predict features, in the float model's
+        batches (grouped by length and cut to it, unless the file has a fixed length)."""
+        s = self.settings
+        batches = prediction_batches([self.predict["record"]], squad_decoder(s.max_seq_length, False),
+                                     s.predict_batch_size, self.bounds)
+        return keyed_outputs(litert.tflite_runner(path), batches, self.version_2)
 
     def predict_and_write(self, outputs: dict | None = None, write: bool = True):
         """Predict the features (or take `outputs`), decode, write predictions.json, nbest_predictions.json (and
@@ -181,9 +186,10 @@ class SquadFineTuning:
         or None when the file has no answers."""
         s, predict, version_2 = self.settings, self.predict, self.version_2
         metadata = predict["metadata"]
-        if outputs is None:
-            dataset = squad_dataset([predict["record"]], s.max_seq_length, s.predict_batch_size, False)
-            outputs = run_model(self.model, dataset, metadata["num_features"], version_2, s.predict_batch_size)
+        if outputs is None:  # every feature once, in batches grouped by length (outputs are keyed by unique id)
+            batches = prediction_batches([predict["record"]], squad_decoder(s.max_seq_length, False),
+                                         s.predict_batch_size, self.bounds)
+            outputs = run_model(self.model, batches, version_2)
         predictions, nbest, null_odds = decode(predict["examples"], metadata, outputs, s.n_best_size,
                                                s.max_answer_length, version_2)
         data = predict["dataset_json"]["data"]

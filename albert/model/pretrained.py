@@ -21,6 +21,8 @@ import weakref
 import numpy as np
 
 from albert.config import AlbertConfig
+from albert.data.buckets import cut_to_bucket
+from albert.data.features import boundaries
 from albert.errors import AlbertError
 from albert.model.preprocessor import DEFAULT_SEQ_LENGTH, AlbertPreprocessor
 from albert.weights.loader import check_vocabulary, load_weights, model_directory_files
@@ -79,6 +81,10 @@ def _spec_is_text(spec) -> bool:
 class PretrainedMixin:
     """Adds `preprocessor`, `from_pretrained` and raw-string `fit`/`evaluate`/`predict`/call to a Keras model
     whose first constructor argument is its AlbertConfig."""
+
+    # A model whose outputs have no sequence axis (a classifier's logits) computes only real tokens in fit /
+    # evaluate / predict on strings or feature arrays: batches cut to their length bucket (albert.data.buckets).
+    cuts_batches = False
 
     @property
     def preprocessor(self):
@@ -154,21 +160,47 @@ class PretrainedMixin:
             parts.append({k: v.numpy() for k, v in function(piece).items()})
         return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
-    def _text_dataset(self, x, y=None, sample_weight=None, batch_size=None, shuffle=False):
-        """Strings (and labels) -> a batched tf.data.Dataset of features: text arrays are tokenized once (not every
-        epoch), a Dataset of strings is mapped."""
+    def _text_dataset(self, x, y=None, sample_weight=None, batch_size=None, shuffle=False, grouped=False):
+        """Strings (and labels) -> (a batched tf.data.Dataset of features, the order its examples were put in or
+        None): text arrays are tokenized once (not every epoch), a Dataset of strings is mapped."""
         import tensorflow as tf
 
         self._require_preprocessor()
         if isinstance(x, tf.data.Dataset):
             return x.map(lambda first, *rest: (self.features_from_text(first), *rest),
-                         num_parallel_calls=tf.data.AUTOTUNE).prefetch(tf.data.AUTOTUNE)
-        features = self.tokenize(x)
-        data = (features,) + tuple(np.asarray(v) for v in (y, sample_weight) if v is not None)
-        dataset = tf.data.Dataset.from_tensor_slices(data)
+                         num_parallel_calls=tf.data.AUTOTUNE).prefetch(tf.data.AUTOTUNE), None
+        return self._feature_dataset(self.tokenize(x), y, sample_weight, batch_size, shuffle, grouped)
+
+    def _feature_dataset(self, features: dict, y=None, sample_weight=None, batch_size=None, shuffle=False,
+                         grouped=False):
+        """Feature arrays (and labels) -> (batches, the order its examples were put in or None). A model whose
+        outputs have no sequence axis (`cuts_batches`) computes only real tokens: each batch is cut to the smallest
+        length bucket holding its longest example (albert.data.buckets), the same batches as given; `grouped`
+        (evaluation, prediction) first orders the examples by length bucket, stably."""
+        import tensorflow as tf
+
+        features = {k: np.asarray(v) for k, v in features.items()}
+        rest = tuple(np.asarray(v) for v in (y, sample_weight) if v is not None)
+        bounds = boundaries(features["input_ids"].shape[-1]) if self.cuts_batches else None
+        order = None
+        if grouped and bounds:
+            mask = features["input_mask"]
+            lengths = mask.sum(-1) if mask.ndim == 2 else mask.sum(-1).max(-1)
+            order = np.argsort(np.searchsorted(bounds, lengths), kind="stable")
+            features = {k: v[order] for k, v in features.items()}
+            rest = tuple(v[order] for v in rest)
+        dataset = tf.data.Dataset.from_tensor_slices((features,) + rest)
         if shuffle:
             dataset = dataset.shuffle(len(features["input_ids"]), reshuffle_each_iteration=True)
-        return dataset.batch(batch_size or 32)
+        dataset = dataset.batch(batch_size or 32)
+        if bounds:
+            dataset = dataset.map(lambda first, *others: (cut_to_bucket(first, bounds), *others))
+        return dataset.prefetch(tf.data.AUTOTUNE), order
+
+    def _takes_features(self, x) -> bool:
+        """Feature arrays a bucketing model cuts (a dict holding input_ids and input_mask, not tensors of a Dataset)."""
+        return self.cuts_batches and isinstance(x, dict) and {"input_ids", "input_mask"} <= set(x) and all(
+            isinstance(v, (np.ndarray, list)) for v in x.values())
 
     def _takes_text(self, x) -> bool:
         import tensorflow as tf
@@ -180,34 +212,49 @@ class PretrainedMixin:
             return _spec_is_text(spec)
         return is_text(x)
 
-    def _text_validation(self, validation_data, batch_size):
-        if isinstance(validation_data, tuple) and validation_data and self._takes_text(validation_data[0]):
-            return self._text_dataset(*validation_data[:3], batch_size=batch_size)
-        if validation_data is not None and self._takes_text(validation_data):
-            return self._text_dataset(validation_data)
-        return validation_data
+    def _batches(self, x, y=None, sample_weight=None, batch_size=None, shuffle=False, grouped=False):
+        """(x as batches, their order) for strings or feature arrays; None when Keras takes x as it is."""
+        if self._takes_text(x):
+            return self._text_dataset(x, y, sample_weight, batch_size, shuffle, grouped)
+        if self._takes_features(x):
+            return self._feature_dataset(x, y, sample_weight, batch_size, shuffle, grouped)
+        return None
+
+    def _validation(self, validation_data, batch_size):
+        if isinstance(validation_data, tuple) and validation_data:
+            made = self._batches(*validation_data[:3], batch_size=batch_size, grouped=True)
+        else:
+            made = self._batches(validation_data, batch_size=batch_size, grouped=True) \
+                if validation_data is not None else None
+        return validation_data if made is None else made[0]
 
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None, validation_split=0.0,
             validation_data=None, shuffle=True, class_weight=None, sample_weight=None, **kwargs):
-        if self._takes_text(x):
+        made = self._batches(x, y, sample_weight, batch_size, shuffle)
+        if made is not None:
             if validation_split:
-                raise AlbertError("fit on strings: pass validation_data=(texts, labels) instead of validation_split")
-            x = self._text_dataset(x, y, sample_weight, batch_size, shuffle)
-            y = sample_weight = batch_size = None
+                raise AlbertError("fit on strings or feature arrays: pass validation_data=(x, labels) instead of "
+                                  "validation_split")
+            x, y, sample_weight, batch_size = made[0], None, None, None
             shuffle = False  # done in the pipeline (Keras warns that it cannot shuffle a Dataset)
-        validation_data = self._text_validation(validation_data, kwargs.get("validation_batch_size") or batch_size)
+        validation_data = self._validation(validation_data, kwargs.get("validation_batch_size") or batch_size)
         return super().fit(x, y, batch_size=batch_size, epochs=epochs, verbose=verbose, callbacks=callbacks,
                            validation_split=validation_split, validation_data=validation_data, shuffle=shuffle,
                            class_weight=class_weight, sample_weight=sample_weight, **kwargs)
 
     def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None, **kwargs):
-        if self._takes_text(x):
-            x, y, sample_weight = self._text_dataset(x, y, sample_weight, batch_size), None, None
-            batch_size = None
+        made = self._batches(x, y, sample_weight, batch_size, grouped=True)
+        if made is not None:
+            x, y, sample_weight, batch_size = made[0], None, None, None
         return super().evaluate(x, y, batch_size=batch_size, verbose=verbose, sample_weight=sample_weight, **kwargs)
 
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
-        if self._takes_text(x):
-            x, batch_size = self._text_dataset(x, batch_size=batch_size), None
-        return super().predict(x, batch_size=batch_size, verbose=verbose, steps=steps, callbacks=callbacks)
-
+        made = self._batches(x, batch_size=batch_size, grouped=True)
+        if made is None:
+            return super().predict(x, batch_size=batch_size, verbose=verbose, steps=steps, callbacks=callbacks)
+        outputs = super().predict(made[0], verbose=verbose, steps=steps, callbacks=callbacks)
+        order = made[1]
+        if order is None:
+            return outputs
+        inverse = np.argsort(order)  # back to the examples' order
+        return {k: v[inverse] for k, v in outputs.items()} if isinstance(outputs, dict) else outputs[inverse]

@@ -10,6 +10,8 @@ import keras
 
 from albert.atomic import replacing_directory, replacing_file
 from albert.config import AlbertConfig
+from albert.data.buckets import cut_to_bucket
+from albert.data.features import boundaries
 
 PACKAGE = "albert"
 
@@ -57,7 +59,9 @@ class ConfigSerializable:
         """keras.Model.export, computing in float32 whatever the dtype policy the model was built under
         (`float32_copy`), with the model's own input signature by default: a dict of int32 tensors of any batch
         and length (`serving_inputs`), so an exported model needs no call first. A SavedModel is written under a
-        temporary name and renamed into place; its `serve` endpoint returns `serving_outputs`."""
+        temporary name and renamed into place; its `serve` endpoint returns `serving_outputs`. A model with a
+        preprocessor (from_pretrained) also serves raw strings: `serve_text(texts)` and `serve_text_pairs(text_a,
+        text_b)`, each request computed only up to its longest text's length bucket (albert.data.buckets)."""
         import tensorflow as tf
 
         model = float32_copy(self)
@@ -71,6 +75,19 @@ class ConfigSerializable:
         archive.track(model)
         archive.add_endpoint("serve", lambda inputs: model.serving_outputs(model(inputs, training=False)),
                              input_signature=input_signature)
+        if getattr(model, "preprocessor", None) is not None and set(self.serving_inputs.values()) == {2}:
+            # Raw strings too, each request computed only up to its longest text's length bucket.
+            bounds = boundaries(model.preprocessor.seq_length)
+
+            def on_text(texts):
+                features = cut_to_bucket(model.features_from_text(texts), bounds)
+                return model.serving_outputs(model(features, training=False))
+
+            strings = tf.TensorSpec([None], tf.string)
+            archive.track(model.preprocessor.tokenizer)  # its SentencePiece resources (not one of the model's layers)
+            archive.add_endpoint("serve_text", on_text, input_signature=[strings])
+            archive.add_endpoint("serve_text_pairs", lambda text_a, text_b: on_text((text_a, text_b)),
+                                 input_signature=[strings, strings])
         filepath = os.fspath(filepath)
         with replacing_directory(filepath) as tmp:
             archive.write_out(tmp, verbose=False)

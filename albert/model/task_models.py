@@ -72,6 +72,7 @@ class AlbertClassifier(_EncoderWithHeads):
 
     checkpoint_heads = ("classifier",)
     config_arguments = ("num_labels", "dropout_prob")
+    cuts_batches = True  # fit / evaluate / predict compute only real tokens (albert.model.pretrained)
 
     def __init__(self, config: AlbertConfig, num_labels: int, dropout_prob: float = 0.1,
                  name="albert_classifier", **kwargs):
@@ -145,6 +146,7 @@ class AlbertMultipleChoice(_EncoderWithHeads):
 
     checkpoint_heads = ("choice",)
     config_arguments = ("num_choices", "dropout_prob")
+    cuts_batches = True
     serving_inputs = {"input_ids": 3, "input_mask": 3, "segment_ids": 3}
 
     def __init__(self, config: AlbertConfig, num_choices: int = 4, dropout_prob: float = 0.1,

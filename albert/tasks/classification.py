@@ -7,6 +7,7 @@ import tensorflow as tf
 
 from albert.atomic import replacing_file
 from albert.data import cache
+from albert.data.buckets import in_original_order
 from albert.data.example_proto import serialize_examples
 from albert.data.features import PACKED_INPUTS, classifier_features
 from albert.data.tfrecord import TFRecordWriter
@@ -62,9 +63,12 @@ def classification_loss(model, batch, training):
     return [(total, count, 0.0)], {"accuracy": (tf.reduce_sum(real * correct), count)}
 
 
-def predict(model, dataset, steps: int) -> np.ndarray:
-    """Logits of `steps` batches (one device: prediction is cheap)."""
-    outputs = []
-    for batch, _ in zip(dataset, range(steps)):
-        outputs.append(model({k: batch[k] for k in PACKED_INPUTS}, training=False).numpy())
-    return np.concatenate(outputs) if outputs else np.zeros((0, 1))
+def predict(model, batches) -> np.ndarray:
+    """Logits of every example of `batches` (albert.data.readers.prediction_batches: grouped by length, each with
+    its examples' `position`), in the examples' order."""
+    step = tf.function(lambda features: model(features, training=False), reduce_retracing=True)
+    positions, outputs = [], []
+    for batch in batches:
+        outputs.append(step({k: batch[k] for k in PACKED_INPUTS}).numpy())
+        positions.append(batch["position"].numpy())
+    return in_original_order(positions, outputs) if outputs else np.zeros((0, 1))

@@ -18,24 +18,30 @@ import numpy as np
 from albert.tasks.squad import Alignment, model_inputs, prediction_outputs
 
 
-def run_model(model, dataset, num_features: int, version_2: bool, batch_size: int) -> dict:
-    """{unique_id: {output name: numpy array}} for the first `num_features` records of a prediction dataset."""
+def run_model(model, batches, version_2: bool) -> dict:
+    """{unique_id: {output name: numpy array}} of every feature of `batches` (a finite dataset of feature batches,
+    e.g. albert.data.readers.prediction_batches: grouped by length, cut to it)."""
     import tensorflow as tf
 
-    keys, names = model_inputs(version_2), prediction_outputs(version_2)
+    names = prediction_outputs(version_2)
 
-    @tf.function
-    def step(batch):
-        outputs = model({k: batch[k] for k in keys}, training=False)
+    @tf.function(reduce_retracing=True)
+    def step(inputs):
+        outputs = model(inputs, training=False)
         return {name: outputs[name] for name in names}
 
-    results, seen = {}, 0
-    for batch, _ in zip(dataset, range(math.ceil(num_features / batch_size))):
-        outputs = {k: v.numpy() for k, v in step(batch).items()}
-        ids = batch["unique_ids"].numpy().reshape(-1)
-        for row in range(min(len(ids), num_features - seen)):
-            results[int(ids[row])] = {k: v[row] for k, v in outputs.items()}
-        seen += len(ids)
+    return keyed_outputs(lambda inputs: {k: v.numpy() for k, v in step(inputs).items()}, batches, version_2)
+
+
+def keyed_outputs(step, batches, version_2: bool) -> dict:
+    """{unique_id: {output name: numpy array}} of `step` (a batch's model inputs -> {name: array}, e.g. a
+    model.tflite's albert.export.litert.tflite_runner) over `batches`."""
+    keys = model_inputs(version_2)
+    results = {}
+    for batch in batches:
+        outputs = step({k: batch[k] for k in keys})
+        for row, unique_id in enumerate(batch["unique_ids"].numpy().reshape(-1)):
+            results[int(unique_id)] = {k: v[row] for k, v in outputs.items()}
     return results
 
 
@@ -103,7 +109,8 @@ def decode(examples: list, metadata: dict, results: dict, n_best_size: int, max_
         candidates = {}
         for feature in features:
             out = results[feature["unique_id"]]
-            for start, end, s, e in _spans(out, n_best_size, version_2):
+            real = feature["doc_offset"] + feature["span_length"] + 1  # [CLS] question [SEP] span [SEP]
+            for start, end, s, e in _spans(out, n_best_size, version_2, real):
                 if _valid(feature, start, end, max_answer_length):
                     key = (feature["span_start"] + start - feature["doc_offset"],
                            feature["span_start"] + end - feature["doc_offset"])
@@ -120,8 +127,10 @@ def decode(examples: list, metadata: dict, results: dict, n_best_size: int, max_
     return predictions, nbest, null_odds
 
 
-def _spans(out: dict, n_best_size: int, version_2: bool):
-    """(start position, end position, start score, end score) candidates of one feature's outputs."""
+def _spans(out: dict, n_best_size: int, version_2: bool, real: int):
+    """(start position, end position, start score, end score) candidates of one feature's outputs. v1: the
+    `n_best_size` best of the `real` (unpadded) positions, so the candidates do not depend on how far a batch was
+    padded (the original ranked padded positions too, which can never be answers, and so could see fewer)."""
     if version_2:
         start_n = len(out["start_top_index"])
         end_n = len(out["end_top_index"]) // start_n
@@ -130,8 +139,8 @@ def _spans(out: dict, n_best_size: int, version_2: bool):
                 yield (int(out["start_top_index"][i]), int(out["end_top_index"][i * end_n + j]),
                        float(out["start_top_log_probs"][i]), float(out["end_top_log_probs"][i * end_n + j]))
         return
-    starts = np.argsort(-out["start_logits"], kind="stable")[:n_best_size]
-    ends = np.argsort(-out["end_logits"], kind="stable")[:n_best_size]
+    starts = np.argsort(-out["start_logits"][:real], kind="stable")[:n_best_size]
+    ends = np.argsort(-out["end_logits"][:real], kind="stable")[:n_best_size]
     for start in starts:
         for end in ends:
             yield int(start), int(end), float(out["start_logits"][start]), float(out["end_logits"][end])

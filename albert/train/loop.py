@@ -25,6 +25,7 @@ import keras
 import tensorflow as tf
 
 from albert.atomic import write_text
+from albert.data.buckets import cut, example_lengths
 from albert.errors import AlbertError
 from albert.model.encoder import set_recompute
 from albert.train.distribute import check_xla_placement
@@ -58,6 +59,9 @@ class LoopConfig:
     log_every_steps: int = 0
     seq_length: int = 0
     flops_per_example: float = 0.0  # model FLOPs of one training example (forward + backward), albert.model.sizing
+    # Batches cut to the smallest of these lengths that holds their longest example (albert.data.buckets); None:
+    # as the data gives them (padded to max_seq_length, or grouped by length already).
+    length_boundaries: tuple | None = None
 
 
 def set_precision(mixed_precision: str):
@@ -90,6 +94,9 @@ class Trainer:
         self.resumed_from = None
         self._train_fn = None
         self._writers = None
+        with tf.init_scope():
+            self._lengths_seen = tf.Variable(tf.zeros([len(config.length_boundaries or ())], tf.int64),
+                                             trainable=False, name="lengths_seen")
 
     # ----------------------------------------------------------------------------------------------- input
     def _topology(self):
@@ -108,6 +115,32 @@ class Trainer:
         context = tf.distribute.InputContext(workers, worker, replicas)
         with tf.device("/cpu:0"):
             return iter(dataset_fn(context, global_batch_size // replicas * local))
+
+    def _cut(self, batch):
+        """(the batch cut to its length bucket, the positions it computes). Every replica of a step gets one shape:
+        the local replicas share the batch, and several workers agree on the longest of their batches' buckets (one
+        tiny all-reduce)."""
+        bounds = self.config.length_boundaries
+        rows = tf.cast(tf.size(batch["input_mask"]) // tf.shape(batch["input_mask"])[-1], tf.float32)
+        if not bounds or len(bounds) == 1:
+            return batch, rows * tf.cast(tf.shape(batch["input_mask"])[-1], tf.float32)
+        index = tf.searchsorted(tf.constant(bounds, tf.int32),
+                                tf.reduce_max(example_lengths(batch))[None], side="left")[0]
+        if self._topology()[0] > 1:  # the workers' buckets, one-hot, summed over every replica
+            def vote(local):
+                return tf.distribute.get_replica_context().all_reduce(tf.distribute.ReduceOp.SUM,
+                                                                      tf.one_hot(local, len(bounds)))
+
+            votes = self.strategy.experimental_local_results(self.strategy.run(vote, args=(index,)))[0]
+            index = tf.cast(tf.reduce_max(tf.where(votes > 0)[:, 0]), index.dtype)
+        self._lengths_seen.scatter_nd_add([[index]], [1])
+        length = tf.gather(tf.constant(bounds, tf.int32), index)
+        return cut(batch, length), rows * tf.cast(length, tf.float32)
+
+    def batch_shapes(self) -> dict:
+        """{batch length: training steps} seen so far with length_boundaries (each a compilation under XLA)."""
+        counts = self._lengths_seen.numpy()
+        return {length: int(n) for length, n in zip(self.config.length_boundaries or (), counts) if n}
 
     def _distribute(self, batch):
         local = self._topology()[2]
@@ -233,9 +266,12 @@ class Trainer:
         strategy, accumulate = self.strategy, self.config.gradient_accumulation_steps
 
         def one_step(iterator):
-            grads, loss, metrics = strategy.run(compute, args=(self._distribute(next(iterator)),))
+            batch, positions = self._cut(next(iterator))
+            grads, loss, metrics = strategy.run(compute, args=(self._distribute(batch),))
             for _ in range(accumulate - 1):
-                more, more_loss, more_metrics = strategy.run(compute, args=(self._distribute(next(iterator)),))
+                batch, more_positions = self._cut(next(iterator))
+                positions += more_positions
+                more, more_loss, more_metrics = strategy.run(compute, args=(self._distribute(batch),))
                 grads = strategy.run(lambda a, b: [x + y for x, y in zip(a, b)], args=(grads, more))
                 loss = strategy.run(tf.add, args=(loss, more_loss))
                 metrics = strategy.run(lambda a, b: {k: (a[k][0] + b[k][0], a[k][1] + b[k][1]) for k in a},
@@ -246,6 +282,7 @@ class Trainer:
             for name, (numerator, denominator) in metrics.items():
                 sums[name + "/num"], sums[name + "/den"] = reduce(numerator), reduce(denominator)
             sums["grad_norm"] = strategy.reduce(tf.distribute.ReduceOp.MEAN, norm, axis=None)
+            sums["positions"] = positions * self._topology()[0]  # token positions computed (the workers alike)
             return sums
 
         # Every step runs in the one loop body below, so the numbers do not depend on how steps are grouped into
@@ -318,6 +355,7 @@ class Trainer:
                     f"holds batches of another shape ({str(e).strip().splitlines()[0][:120]}); rerun with the "
                     "batch size and sequence length it was written with, or use another --output_dir") from None
             totals = {k: float(v) for k, v in totals.items()}
+            positions = totals.pop("positions")
             if not math.isfinite(float(last_loss)) or not math.isfinite(totals["loss"]):
                 raise TrainingDiverged(f"loss became {float(last_loss)} between steps {step} and {self.step}; "
                                        + self._diverged_advice())
@@ -327,13 +365,17 @@ class Trainer:
                 raise TrainingDiverged(
                     f"loss {results['loss']:.4g} at step {self.step} is over {DIVERGENCE_FACTOR} times this run's "
                     f"first ({first_loss:.4g}): training diverged; " + self._diverged_advice())
-            log(meter.line(self.step, steps, time.time() - loop_start, results))
+            log(meter.line(self.step, steps, time.time() - loop_start, results, positions))
             if meter.rates:
                 self.write_summaries("train", meter.rates)
             if self.step % c.save_checkpoints_steps == 0 or self.step >= c.num_train_steps:
                 path = self.save()
                 if on_checkpoint is not None:
                     self._checkpoint_handled(on_checkpoint, self.step, path)
+        shapes = self.batch_shapes()
+        if shapes:
+            log("batch lengths (steps): " + ", ".join(f"{length} ({steps})" for length, steps in shapes.items())
+                + (f"; XLA compiled the step for {len(shapes)} shape(s), one per length" if c.jit_compile else ""))
         return results
 
     def _diverged_advice(self) -> str:

@@ -9,8 +9,9 @@
 - Gradients are all-reduced across replicas, made dense (an embedding's `IndexedSlices`) and clipped to global
   norm `clip_norm` in that order, then applied; `create_optimizer` sets clip_norm 1.0, the clipping the
   original's create_optimizer did (the optimizer class alone, as the original's, does not clip). The project's
-  training loop (albert/train/loop.py) does the first three itself and sets `gradients_reduced_and_clipped`; in `model.fit` the
-  optimizer does them, so `compile(optimizer=create_optimizer(...))` trains as the loop does, on any strategy.
+  training loop (albert/train/loop.py) does the first three itself and sets `gradients_reduced_and_clipped`; in
+  `model.fit` the optimizer does them, so `compile(optimizer=create_optimizer(...))` trains as the loop does, on
+  any strategy.
 """
 
 import re

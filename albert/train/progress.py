@@ -36,7 +36,9 @@ class ProgressMeter:
             return max(1, min(steps, int(LOG_SECONDS / max(self.seconds_per_step, 1e-6))))
         return min(steps, self.every)
 
-    def line(self, step: int, steps: int, seconds: float, results: dict) -> str:
+    def line(self, step: int, steps: int, seconds: float, results: dict, positions: float | None = None) -> str:
+        """`positions`: the token positions the call computed (batches cut to a length bucket compute fewer than
+        examples x seq_length): tokens/s and FLOP/s count those."""
         c = self.config
         text = (f"step {step}/{c.num_train_steps} loss {results['loss']:.8f} "
                 + " ".join(f"{k} {v:.4f}" for k, v in results.items() if k != "loss"))
@@ -50,11 +52,13 @@ class ProgressMeter:
         examples = steps * self.examples_per_step / max(seconds, 1e-9)
         self.rates["examples_per_second"] = examples
         text += f" | {examples:,.1f} examples/s"
+        # The share of each example's seq_length positions computed (1 without length buckets).
+        share = positions / (steps * self.examples_per_step * c.seq_length) if positions and c.seq_length else 1.0
         if c.seq_length:
-            self.rates["tokens_per_second"] = examples * c.seq_length
-            text += f", {examples * c.seq_length:,.0f} tokens/s"
+            self.rates["tokens_per_second"] = examples * c.seq_length * share
+            text += f", {examples * c.seq_length * share:,.0f} tokens/s"
         if c.flops_per_example:
-            flops = examples * c.flops_per_example
+            flops = examples * c.flops_per_example * share
             text += f", {flops / 1e9:,.1f} GFLOP/s"
             if self.peak:
                 self.rates["mfu"] = flops / self.peak

@@ -21,7 +21,8 @@ def setup(runtime: Runtime, seed: int | None = None):
 
 
 def loop_config(runtime: Runtime, config, output_dir: str, num_train_steps: int, batch_size: int,
-                seq_length: int, examples_per_row: int = 1, predictions: int = 0) -> LoopConfig:
+                seq_length: int, examples_per_row: int = 1, predictions: int = 0,
+                length_boundaries: tuple | None = None) -> LoopConfig:
     """The training loop's settings. `batch_size`: the global batch of one step (a micro-batch with gradient
     accumulation); `examples_per_row`: sequences per example (4 for RACE); `predictions`: masked-LM predictions per
     sequence (pretraining), for the FLOPs of the progress line."""
@@ -33,4 +34,5 @@ def loop_config(runtime: Runtime, config, output_dir: str, num_train_steps: int,
         keep_checkpoint_max=runtime.keep_checkpoint_max,
         gradient_accumulation_steps=runtime.gradient_accumulation_steps, jit_compile=runtime.jit_compile,
         recompute=runtime.recompute, log_every_steps=runtime.log_every_steps,
-        seq_length=seq_length * examples_per_row, flops_per_example=3.0 * per_sequence * examples_per_row)
+        seq_length=seq_length * examples_per_row, flops_per_example=3.0 * per_sequence * examples_per_row,
+        length_boundaries=length_boundaries)

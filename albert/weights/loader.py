@@ -161,8 +161,9 @@ def _source(model, path: str, kind: str):
 
 def load_weights(model, path: str, init_from_group0: bool = False) -> LoadReport:
     """Load weights of any format into an encoder or any task model (albert.model.task_models). The report's
-    `missing` lists what the source lacks (a task head, or the pooler of a token-level Hugging Face class), which keeps its
-    initialisation; `ignored` optimizer slots, buffers and tied copies; `unused` what the model has no place for.
+    `missing` lists what the source lacks (a task head, or the pooler of a token-level Hugging Face class), which
+    keeps its initialisation; `ignored` optimizer slots, buffers and tied copies; `unused` what the model has no
+    place for.
     For our TF2 checkpoints `missing` is found exactly: each head variable holds NaN during the restore, and one
     still all NaN after it was not in the checkpoint and gets its value back."""
     kind = detect_format(path)

@@ -1,0 +1,79 @@
+"""Compute only real tokens: batches cut to a length bucket instead of padded to max_seq_length.
+
+The records (and the preprocessors) pad every example to max_seq_length; at GLUE's lengths most of those positions
+are padding (86-98 % at 512). A batch is cut to the smallest of a few boundaries (four per doubling: 8, 12, 16,
+20, 24, 28, 32, 40, 48, ..., 384, 448, 512, up to max_seq_length) that holds its longest example, so a compiled
+step (XLA, TPU) sees a bounded number of shapes.
+Attention masks the padding and every loss here weights only real positions, so the numbers are the same up to
+round-off (SQuAD 1.1's loss is the exception: its softmax runs over every position, padding included).
+
+- `albert.data.features.boundaries(max_seq_length, spec)`: the lengths, from a --length_buckets value.
+- `cut_to_bucket(features, boundaries)`: one padded batch (same examples, same order) cut in the graph.
+- `grouped_batches(examples, ...)`: examples grouped by length bucket into batches (evaluation, prediction and
+  `--group_by_length` training), each carrying its examples' positions so outputs go back to the original order.
+"""
+
+import numpy as np
+import tensorflow as tf
+
+from albert.data.features import PACKED_INPUTS
+
+# the features whose last axis is the sequence (the TF Hub names of the packed inputs too)
+SEQUENCE_FEATURES = PACKED_INPUTS + ("p_mask", "input_word_ids", "input_type_ids")
+
+
+def bucket_length(lengths, bucket_bounds: tuple):
+    """The smallest boundary that holds each of `lengths` (int32 tensor of any shape)."""
+    table = tf.constant(bucket_bounds, tf.int32)
+    index = tf.searchsorted(table, tf.reshape(tf.cast(lengths, tf.int32), [-1]), side="left")
+    return tf.reshape(tf.gather(table, tf.minimum(index, len(bucket_bounds) - 1)), tf.shape(lengths))
+
+
+def example_lengths(features: dict):
+    """Real tokens of each example (the input mask's sum over the last axis; RACE's [B, 4, T]: the longest row)."""
+    lengths = tf.reduce_sum(tf.cast(features["input_mask"], tf.int32), axis=-1)
+    return lengths if lengths.shape.rank == 1 else tf.reduce_max(lengths, axis=list(range(1, lengths.shape.rank)))
+
+
+def cut(features: dict, length) -> dict:
+    """The sequence features cut to `length` positions (the others as they are)."""
+    return {k: v[..., :length] if k in SEQUENCE_FEATURES else v for k, v in features.items()}
+
+
+def cut_to_bucket(features: dict, bucket_bounds: tuple | None) -> dict:
+    """A padded batch cut to the smallest boundary holding its longest example; `None`: as it is."""
+    if not bucket_bounds or len(bucket_bounds) == 1:
+        return features
+    return cut(features, bucket_length(tf.reduce_max(example_lengths(features)), bucket_bounds))
+
+
+def grouped_batches(examples: tf.data.Dataset, batch_size: int, bucket_bounds: tuple,
+                    drop_remainder: bool = False) -> tf.data.Dataset:
+    """Batches of examples of one length bucket each, cut to it; every example once, each batch with `position`
+    (its examples' places in `examples`, to put outputs back in order). A bucket's last, smaller batch comes when the
+    input ends (or is dropped with `drop_remainder`: training batches keep their size)."""
+    table = tf.constant(bucket_bounds, tf.int32)
+
+    def key(position, features):
+        length = tf.reduce_max(example_lengths({k: v[None] for k, v in features.items()}))
+        return tf.cast(tf.searchsorted(table, length[None], side="left")[0], tf.int64)
+
+    def batch(_, window):
+        return window.batch(batch_size, drop_remainder=drop_remainder)
+
+    grouped = examples.enumerate().group_by_window(key, batch, window_size=batch_size)
+    return grouped.map(lambda position, features: dict(cut_to_bucket(features, bucket_bounds), position=position),
+                       num_parallel_calls=tf.data.AUTOTUNE)
+
+
+def in_original_order(positions: list, outputs: list) -> np.ndarray:
+    """Outputs of grouped batches (each with its `position`) back in the order of the examples."""
+    positions, outputs = np.concatenate(positions), np.concatenate(outputs)
+    ordered = np.empty_like(outputs)
+    ordered[positions] = outputs
+    return ordered
+
+
+def padding_fraction(lengths, batch_lengths) -> float:
+    """The share of computed positions that are padding: 1 - real tokens / (batch size x batch length) summed."""
+    return 1.0 - float(np.sum(lengths)) / float(np.sum(batch_lengths))
