@@ -9,6 +9,8 @@ local or gs://. The same --random_seed gives byte-identical files for any --num_
     # the same job as an Apache Beam pipeline (pip install -r requirements-beam.txt); Beam's options pass through:
     python create_pretraining_data.py --input_file='corpus/*.txt' --output_file=out/train \
         --spm_model_file=30k-clean.model --runner=DirectRunner --direct_running_mode=multi_processing
+    # on a dask.distributed cluster (dask scheduler; dask worker tcp://HOST:8786, the project on their PYTHONPATH):
+    python create_pretraining_data.py ... --runner=DaskRunner --dask_client_address=tcp://HOST:8786
 """
 
 
@@ -43,9 +45,10 @@ flags.DEFINE_float("masked_lm_prob", 0.15, "Fraction of tokens to mask.")
 flags.DEFINE_float("short_seq_prob", 0.1, "Probability of a shorter random target length for a document pass.")
 flags.DEFINE_integer("num_workers", 1, "Worker processes (output is identical for any number).")
 flags.DEFINE_bool("progress", True, "Show a progress bar on stderr.")
-flags.DEFINE_string("runner", None, "Run as an Apache Beam pipeline on this runner (DirectRunner, DataflowRunner, "
-                    "FlinkRunner, SparkRunner, ...); Beam's own pipeline options pass through. --output_file is then "
-                    "the prefix of <prefix>-00000-of-000NN shards. Needs pip install -r requirements-beam.txt.")
+flags.DEFINE_string("runner", None, "Run as an Apache Beam pipeline on this runner (DirectRunner, DaskRunner, "
+                    "DataflowRunner, FlinkRunner, SparkRunner, ...); Beam's own pipeline options pass through "
+                    "(DaskRunner: --dask_client_address=tcp://HOST:8786, else a local cluster). --output_file is "
+                    "then the prefix of <prefix>-00000-of-000NN shards. Needs pip install -r requirements-beam.txt.")
 flags.DEFINE_integer("num_output_shards", 0, "With --runner: the number of output shards (0: about 256 MB each).")
 FLAGS = flags.FLAGS
 
@@ -91,13 +94,12 @@ def main(argv):
         do_whole_word_mask=FLAGS.do_whole_word_mask, ngram=FLAGS.ngram, favor_shorter_ngram=FLAGS.favor_shorter_ngram,
         random_next_sentence=FLAGS.random_next_sentence, do_permutation=FLAGS.do_permutation)
     if FLAGS.runner:
-        result = beam.run(input_files, output_files[0], tokenizer, options, runner=FLAGS.runner,
-                                   pipeline_args=unknown, do_lower_case=FLAGS.do_lower_case,
-                                   dupe_factor=FLAGS.dupe_factor, random_seed=FLAGS.random_seed,
-                                   num_shards=FLAGS.num_output_shards)
-        print(f"documents {result['documents']:,}, instances {result['instances']:,}, tokens {result['tokens']:,} "
-              f"(in {len(result['output_files'])} shard(s), runner {FLAGS.runner})")
-        print(f"wrote {result['output_files'][0]} ... {result['output_files'][-1]}")
+        summary = beam.run(input_files, output_files[0], tokenizer, options, runner=FLAGS.runner,
+                           pipeline_args=unknown, do_lower_case=FLAGS.do_lower_case, dupe_factor=FLAGS.dupe_factor,
+                           random_seed=FLAGS.random_seed, num_shards=FLAGS.num_output_shards)
+        for line in summary.lines():
+            print(line)
+        print(f"wrote {summary.output_files[0]} ... {summary.output_files[-1]} (runner {FLAGS.runner})")
         return
     summary = generate(input_files, output_files, tokenizer, options, do_lower_case=FLAGS.do_lower_case,
                        dupe_factor=FLAGS.dupe_factor, random_seed=FLAGS.random_seed,

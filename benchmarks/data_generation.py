@@ -11,9 +11,9 @@ included, as the original was timed.
 """
 
 import argparse
+import logging
 import os
 import re
-import resource
 import shutil
 import subprocess
 import sys
@@ -40,10 +40,13 @@ BEAM_TWO_WORKERS = ["--runner=DirectRunner", "--direct_running_mode=multi_proces
 
 
 def command(corpus, model, output, dupe_factor, workers, max_seq_length=128, beam=False) -> list:
-    """create_pretraining_data.py: local with `workers` processes, or on Beam's DirectRunner with 2 processes."""
+    """create_pretraining_data.py: local with `workers` processes, on Beam's DirectRunner with 2 processes
+    (`beam=True`), or with these runner flags (`beam` a list)."""
     cmd = [sys.executable, os.path.join(ROOT, "create_pretraining_data.py"), f"--input_file={corpus}",
            f"--output_file={output}", f"--spm_model_file={model}", f"--max_seq_length={max_seq_length}",
            f"--dupe_factor={dupe_factor}", "--noprogress"]
+    if isinstance(beam, list):
+        return cmd + beam
     return cmd + (BEAM_TWO_WORKERS if beam else [f"--num_workers={workers}"])
 
 
@@ -96,21 +99,44 @@ def tree_peak_rss_mib(cmd: list) -> float:
     return peak / 1024
 
 
-def scale_table(tmp: str, corpus: str, model: str, dupe_factor: int = 2):
+def dask_row(pattern: str, model: str, tmp: str, dupe_factor: int) -> tuple:
+    """(instances, seconds, client's peak RSS MiB, each worker's peak RSS MiB) of a run on Beam's DaskRunner
+    against a fresh dask.distributed cluster of 2 single-threaded worker processes on 127.0.0.1."""
+    from tools.dask_cluster import LocalProcessCluster
+
+    output = os.path.join(tmp, "beam", "train")
+    with LocalProcessCluster(os.path.join(tmp, "dask"), workers=2) as cluster:
+        flags = ["--runner=DaskRunner", f"--dask_client_address={cluster.address}"]
+        instances, seconds = run(pattern, model, output, dupe_factor, 2, beam=flags)
+        shutil.rmtree(os.path.join(tmp, "beam"), ignore_errors=True)
+        client = tree_peak_rss_mib(command(pattern, model, output, dupe_factor, 2, beam=flags))
+        workers = cluster.peak_rss_mib()
+    shutil.rmtree(os.path.join(tmp, "beam"), ignore_errors=True)
+    shutil.rmtree(os.path.join(tmp, "dask"), ignore_errors=True)
+    return instances, seconds, client, workers
+
+
+def scale_table(tmp: str, corpus: str, model: str, dupe_factor: int = 2, sizes=(1, 10, 30, 100)):
     """Corpus x1, x10, x30, x100 as that many files of the reference corpus's size (how a user shards a corpus),
-    1 and 2 workers: instances/s and the peak RSS of the whole process tree."""
+    1 and 2 workers, DirectRunner and DaskRunner: instances/s and the peak RSS of the whole process tree (for Dask:
+    of the client's tree, and of each worker process)."""
     print(f"\nCorpus size (files of {os.path.getsize(corpus) / 1e6:.2f} MB each), dupe_factor {dupe_factor}, "
           "max_seq_length 128; peak RSS of the process tree (workers included)\n")
+    modes = [(1, False), (2, False)]
     try:
+        logging.getLogger().setLevel(logging.ERROR)  # Beam's import-time notice (apitools)
         import apache_beam  # noqa: F401
 
-        modes = [(1, False), (2, False), (2, True)]
+        modes.append((2, True))
+        import distributed  # noqa: F401
+
+        modes.append((2, "dask"))
     except ImportError:
-        print("(apache-beam is not installed: no DirectRunner rows; pip install -r requirements-beam.txt)")
-        modes = [(1, False), (2, False)]
+        print("(apache-beam or dask is not installed: no DirectRunner / DaskRunner rows; pip install -r "
+              "requirements-beam.txt)")
     print("| corpus | files | MB | run | instances | seconds | instances/s | peak RSS MiB |")
     print("|---|---|---|---|---|---|---|---|")
-    for copies in (1, 10, 30, 100):
+    for copies in sizes:
         directory = os.path.join(tmp, f"x{copies}")
         os.makedirs(directory, exist_ok=True)
         for i in range(copies):
@@ -119,6 +145,12 @@ def scale_table(tmp: str, corpus: str, model: str, dupe_factor: int = 2):
                 os.symlink(corpus, link)
         pattern = os.path.join(directory, "part-*.txt")
         for workers, beam in modes:
+            if beam == "dask":
+                instances, seconds, client, peaks = dask_row(pattern, model, tmp, dupe_factor)
+                print(f"| x{copies} | {copies} | {copies * os.path.getsize(corpus) / 1e6:,.1f} | DaskRunner, 2 "
+                      f"workers | {instances:,} | {seconds:.2f} | {instances / seconds:,.0f} | client {client:,.0f}, "
+                      f"workers {' / '.join(f'{p:,.0f}' for p in peaks)} |", flush=True)
+                continue
             output = os.path.join(tmp, "beam", "train") if beam else os.path.join(tmp, "scale.tfrecord")
             shutil.rmtree(os.path.join(tmp, "beam"), ignore_errors=True)
             instances, seconds = run(pattern, model, output, dupe_factor, workers, beam=beam)
@@ -133,6 +165,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="only the reference-shaped row")
     parser.add_argument("--scale", action="store_true", help="only the corpus-size table")
+    parser.add_argument("--sizes", default="1,10,30,100", help="with --scale: the corpus sizes (copies)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         corpus, chars = make_corpus(tmp, 2232)
@@ -142,7 +175,7 @@ def main():
         model = train_sentencepiece([lowered], os.path.join(tmp, "sp2000"), vocab_size=2000)
         output = os.path.join(tmp, "out.tfrecord")
         if args.scale:
-            scale_table(tmp, corpus, model)
+            scale_table(tmp, corpus, model, sizes=[int(n) for n in args.sizes.split(",")])
             return
         rows = [(1, 5, 1), (1, 5, 2)]
         if not args.quick:

@@ -1,24 +1,33 @@
-"""create_pretraining_data as an Apache Beam pipeline: the same job on DirectRunner, Dataflow, Flink or Spark.
+"""create_pretraining_data as an Apache Beam pipeline: the same job on DirectRunner, Dask, Dataflow, Flink or Spark.
 
-One algorithm with the local generator (albert/data/generator.py): each input file (its place in the sorted list
-of inputs, its path) goes through `generator.file_records` -- the same random streams, the same 64-bit sort
-keys -- then every record is sent to the output shard that holds its key range, each shard is sorted by key and
-written as TFRecords. Shard i holds the keys in [i, i + 1) * 2^64 / N, so the shards in order are the global sort:
-their concatenation is, byte for byte, the local generator's single-file output for the same seed.
+One algorithm with the local generator (albert/data/generator.py): each task -- an input file (its place in the
+sorted list of inputs, its path) and a range of its passes, as the local generator's tasks -- goes through
+`generator.file_records` -- the same random streams, the same 64-bit sort keys -- then every record is sent to the
+output shard that holds its key range, each shard is sorted by key and written as TFRecords. Shard i holds the
+keys in [i, i + 1) * 2^64 / N, so the shards in order are the global sort: their concatenation is, byte for byte,
+the local generator's single-file output for the same seed.
+
+The counts of the summary travel with the data, not in runner metrics (which Dask does not have): each task adds
+one `Counts` element (its documents and instance statistics) to a shard's group, and each shard's write puts what
+it received beside the shard (`<shard>.tmp-<job>.counts`, JSON), summed by the client after the run. The pipeline
+is one chain with one sink, as the DaskRunner computes only the last transform's graph.
 
 Shards are written under temporary names (`<prefix>-00000-of-00004.tmp-<job>`) and renamed when the pipeline has
 finished; a failed pipeline leaves nothing under the final names and its temporary files are removed.
 """
 
 import contextlib
+import dataclasses
+import json
 import math
 import os
 import sys
 import tempfile
+import time
 import uuid
 
-from albert.data import generator
-from albert.data.instances import Options, Vocabulary
+from albert.data import beam_dask, generator
+from albert.data.instances import Options, Stats, Vocabulary
 from albert.data.tfrecord import frame
 from albert.errors import AlbertError
 
@@ -42,17 +51,25 @@ def import_beam():
     return apache_beam
 
 
+def runner_path(name: str) -> str:
+    """The name Beam takes for a --runner value: DaskRunner (which Beam knows only by its module path) mapped."""
+    return beam_dask.RUNNER_PATH if beam_dask.is_dask(name) else name
+
+
 def check_runner(name: str):
-    """A runner name Beam knows (or a module path to one), checked before any work."""
+    """A runner name Beam knows (or a module path to one), checked before any work; the Dask runner also needs
+    dask and distributed installed."""
     from apache_beam.options.pipeline_options import StandardOptions
     from apache_beam.runners.runner import create_runner
 
     try:
-        create_runner(name)
+        create_runner(runner_path(name))
     except (ValueError, ImportError, AttributeError):
-        known = ", ".join(StandardOptions.KNOWN_RUNNER_NAMES)
+        known = ", ".join((*StandardOptions.KNOWN_RUNNER_NAMES, "DaskRunner"))
         raise AlbertError(f"--runner {name!r} is not a Beam runner here; use one of {known} or the module path of "
                           "a PipelineRunner class") from None
+    if beam_dask.is_dask(name):
+        beam_dask.check_installed(INSTALL)
 
 
 def _worker_error(error: BaseException):
@@ -87,7 +104,7 @@ def pipeline_options(runner: str, pipeline_args: list):
     that is neither this program's nor Beam's is one line."""
     from apache_beam.options.pipeline_options import PipelineOptions
 
-    args = [f"--runner={runner}", *pipeline_args]
+    args = [f"--runner={runner_path(runner)}", *pipeline_args]
     if not any(a.startswith("--default_sdk_harness_log_level") for a in args):
         args.append("--default_sdk_harness_log_level=WARNING")
     with _captured_stderr() as captured:
@@ -115,57 +132,116 @@ def default_shards(input_files: list, opts: Options, dupe_factor: int) -> int:
     return max(1, math.ceil(generator.estimated_record_bytes(input_files, opts, dupe_factor) / SHARD_BYTES))
 
 
+@dataclasses.dataclass
+class Counts:
+    """What a task made, for the summary: the file's documents (counted by its task with the first pass) and the
+    instance statistics of its passes. It travels in the data, to one shard's write, which records it."""
+
+    documents: int
+    stats: Stats
+
+    def to_json(self) -> dict:
+        fields = dataclasses.asdict(self.stats)
+        fields["ngram_draws"] = {str(n): times for n, times in self.stats.ngram_draws.items()}
+        return {"documents": self.documents, "stats": fields}
+
+    @classmethod
+    def from_json(cls, value: dict) -> "Counts":
+        fields = dict(value["stats"])
+        stats = Stats(**{**fields, "ngram_draws": Stats().ngram_draws})
+        stats.ngram_draws.update({int(n): times for n, times in fields["ngram_draws"].items()})
+        return cls(value["documents"], stats)
+
+
+def beam_tasks(files: list, dupe_factor: int) -> list:
+    """(file index, path, first pass, end pass): a file with all its passes when there are enough files to keep a
+    cluster busy (each file tokenized once), else one task per (file, pass), so that a few large files spread over
+    the workers too (a worker keeps its last file's documents for its next task)."""
+    return generator.make_tasks(files, dupe_factor, 1 if len(files) >= 16 else 8)
+
+
+_DOCUMENTS = {}  # a worker process's last file: path -> tokenized documents
+
+
 class _Job:
     """What the workers need (pickled to them): the tokenizer, the options, the seed, the shards."""
 
-    def __init__(self, tokenizer, opts, do_lower_case, dupe_factor, seed, num_shards, temp_names):
+    def __init__(self, tokenizer, opts, do_lower_case, seed, num_shards, temp_names):
         self.tokenizer, self.opts, self.do_lower_case = tokenizer, opts, do_lower_case
-        self.dupe_factor, self.seed, self.num_shards, self.temp_names = dupe_factor, seed, num_shards, temp_names
+        self.seed, self.num_shards, self.temp_names = seed, num_shards, temp_names
         self.vocab = Vocabulary.from_tokenizer(tokenizer)
 
-    def records(self, item):
-        """(file index, path) -> (shard, (key, file, pass, document, j, record)) for every instance of the file."""
-        from apache_beam.metrics import Metrics
+    def _documents(self, path: str) -> list:
+        if path not in _DOCUMENTS:
+            documents = generator.tokenize_corpus([path], self.tokenizer, self.do_lower_case)
+            generator.check_file_documents(path, documents, self.opts)
+            _DOCUMENTS.clear()
+            _DOCUMENTS[path] = documents
+        return _DOCUMENTS[path]
 
-        file_index, path = item
-        documents = generator.tokenize_corpus([path], self.tokenizer, self.do_lower_case)
-        generator.check_file_documents(path, documents, self.opts)
-        Metrics.counter("albert", "documents").inc(len(documents))
-        instances = Metrics.counter("albert", "instances")
-        for records, stats, _ in generator.file_records(documents, file_index, range(self.dupe_factor),
-                                                              self.opts, self.vocab, self.seed):
-            instances.inc(len(records))
-            Metrics.counter("albert", "tokens").inc(stats.tokens)
+    def records(self, task):
+        """A task -> (shard, (key, file, pass, document, j, record)) for every instance it makes, then (shard,
+        Counts) once."""
+        file_index, path, lo, hi = task
+        documents = self._documents(path)
+        stats = Stats()
+        for records, chunk_stats, _ in generator.file_records(documents, file_index, range(lo, hi), self.opts,
+                                                              self.vocab, self.seed):
+            stats.add(chunk_stats)
             for record in records:
                 yield (record[0] * self.num_shards) >> 64, record
+        yield (file_index + lo) % self.num_shards, Counts(len(documents) if lo == 0 else 0, stats)
 
     def write(self, shard_and_records):
-        """Sort one shard by key and write it as TFRecords under its temporary name."""
+        """Sort one shard by key and write it as TFRecords under its temporary name, and the Counts it received
+        beside it."""
         from apache_beam.io.filesystems import FileSystems
 
-        shard, records = shard_and_records
-        records = sorted(records, key=lambda r: r[:5])
+        shard, elements = shard_and_records
+        counts = [e for e in elements if isinstance(e, Counts)]
+        records = sorted((e for e in elements if not isinstance(e, Counts)), key=lambda r: r[:5])
         with FileSystems.create(self.temp_names[shard]) as f:
             for record in records:
                 f.write(frame(record[5]))
+        with FileSystems.create(self.temp_names[shard] + ".counts") as f:
+            f.write(json.dumps([c.to_json() for c in counts]).encode("utf-8"))
         return shard
+
+
+def _gathered_counts(temps: list) -> tuple:
+    """(documents, Stats) summed over the shards' .counts files."""
+    from apache_beam.io.filesystems import FileSystems
+
+    documents, stats = 0, Stats()
+    for temp in temps:
+        if FileSystems.exists(temp + ".counts"):
+            with FileSystems.open(temp + ".counts") as f:
+                for value in json.loads(f.read().decode("utf-8")):
+                    counts = Counts.from_json(value)
+                    documents += counts.documents
+                    stats.add(counts.stats)
+    return documents, stats
 
 
 def run(input_files: list, output_prefix: str, tokenizer, opts: Options, *, runner: str,
         pipeline_args: list, do_lower_case: bool = True, dupe_factor: int = 40, random_seed: int = 12345,
-        num_shards: int = 0) -> dict:
-    """Run the pipeline; returns {"output_files": [...], "documents": n, "instances": n, "tokens": n}."""
+        num_shards: int = 0) -> generator.Summary:
+    """Run the pipeline; returns the local generator's Summary (documents, instance statistics, the shards)."""
     beam = import_beam()
     from apache_beam.io.filesystems import FileSystems
 
-    options = pipeline_options(runner, pipeline_args)
-
+    start = time.time()
     files = sorted(input_files)
+    tasks = beam_tasks(files, dupe_factor)
+    dask = beam_dask.is_dask(runner)
+    if dask:
+        pipeline_args = beam_dask.with_partitions(pipeline_args, len(tasks))
+    options = pipeline_options(runner, pipeline_args)
     num_shards = num_shards or default_shards(files, opts, dupe_factor)
     finals = shard_names(output_prefix, num_shards)
     job_id = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
     temps = [f"{name}.tmp-{job_id}" for name in finals]
-    job = _Job(tokenizer, opts, do_lower_case, dupe_factor, random_seed, num_shards, temps)
+    job = _Job(tokenizer, opts, do_lower_case, random_seed, num_shards, temps)
     directory = os.path.dirname(os.path.abspath(output_prefix)) if "://" not in output_prefix else None
     made = directory is not None and not os.path.isdir(directory)
     if made:
@@ -173,18 +249,27 @@ def run(input_files: list, output_prefix: str, tokenizer, opts: Options, *, runn
     try:
         pipeline = beam.Pipeline(options=options)
         (pipeline
-         | "files" >> beam.Create(list(enumerate(files)))
+         | "tasks" >> beam.Create(tasks)
          | "spread" >> beam.Reshuffle()
          | "instances" >> beam.FlatMap(job.records)
          | "by shard" >> beam.GroupByKey()
          | "sort and write" >> beam.Map(job.write))
         with _captured_stderr() as captured:
+            result = None
             try:
+                if dask:  # a cluster given by address: reachable, with workers that can import this project
+                    beam_dask.check_cluster(options)
                 result = pipeline.run()
-                result.wait_until_finish()
+                if dask:
+                    beam_dask.wait(result)
+                else:
+                    result.wait_until_finish()
                 failure = None
             except Exception as e:
                 failure = e
+            finally:
+                if dask:
+                    beam_dask.close(result)  # the client, and a LocalCluster the runner started
             log = captured()
         if failure is not None:
             error = _worker_error(failure)
@@ -198,20 +283,19 @@ def run(input_files: list, output_prefix: str, tokenizer, opts: Options, *, runn
                 raise AlbertError(message.strip()) from None
             sys.stderr.write(log)
             raise failure
-        counters = {c.key.metric.name: c.committed if c.committed is not None else c.attempted
-                    for c in result.metrics().query()["counters"]}
+        documents, stats = _gathered_counts(temps)
         # A shard with no key in its range has no group: write it empty, so that every name exists.
         for temp in temps:
             if not FileSystems.exists(temp):
                 FileSystems.create(temp).close()
-        if not counters.get("documents"):
+        if not documents:
             raise AlbertError(f"{', '.join(files)}: no documents (no non-blank line); the input must be text, one "
                               "sentence per line, a blank line between documents")
         FileSystems.rename(temps, finals)
     finally:
-        leftovers = [t for t in temps if FileSystems.exists(t)]
+        leftovers = [name for t in temps for name in (t, t + ".counts") if FileSystems.exists(name)]
         if leftovers:
             FileSystems.delete(leftovers)
         if made and not os.listdir(directory):  # a failed run leaves no directory behind either
             os.rmdir(directory)
-    return {"output_files": finals, **{k: counters.get(k, 0) for k in ("documents", "instances", "tokens")}}
+    return generator.Summary(documents, stats, time.time() - start, finals)
