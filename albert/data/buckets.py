@@ -22,11 +22,17 @@ from albert.data.features import PACKED_INPUTS
 SEQUENCE_FEATURES = PACKED_INPUTS + ("p_mask", "input_word_ids", "input_type_ids")
 
 
-def bucket_length(lengths, bucket_bounds: tuple):
-    """The smallest boundary that holds each of `lengths` (int32 tensor of any shape)."""
+def bucket_index(lengths, bucket_bounds: tuple):
+    """The place in `bucket_bounds` of the smallest boundary that holds each of `lengths` (int tensor of any
+    shape; a length past the last boundary gets the last)."""
     table = tf.constant(bucket_bounds, tf.int32)
     index = tf.searchsorted(table, tf.reshape(tf.cast(lengths, tf.int32), [-1]), side="left")
-    return tf.reshape(tf.gather(table, tf.minimum(index, len(bucket_bounds) - 1)), tf.shape(lengths))
+    return tf.reshape(tf.minimum(index, len(bucket_bounds) - 1), tf.shape(lengths))
+
+
+def bucket_length(lengths, bucket_bounds: tuple):
+    """The smallest boundary that holds each of `lengths` (int32 tensor of any shape)."""
+    return tf.gather(tf.constant(bucket_bounds, tf.int32), bucket_index(lengths, bucket_bounds))
 
 
 def example_lengths(features: dict):
@@ -52,11 +58,9 @@ def grouped_batches(examples: tf.data.Dataset, batch_size: int, bucket_bounds: t
     """Batches of examples of one length bucket each, cut to it; every example once, each batch with `position`
     (its examples' places in `examples`, to put outputs back in order). A bucket's last, smaller batch comes when the
     input ends (or is dropped with `drop_remainder`: training batches keep their size)."""
-    table = tf.constant(bucket_bounds, tf.int32)
-
     def key(position, features):
         length = tf.reduce_max(example_lengths({k: v[None] for k, v in features.items()}))
-        return tf.cast(tf.searchsorted(table, length[None], side="left")[0], tf.int64)
+        return tf.cast(bucket_index(length, bucket_bounds), tf.int64)
 
     def batch(_, window):
         return window.batch(batch_size, drop_remainder=drop_remainder)
@@ -72,8 +76,3 @@ def in_original_order(positions: list, outputs: list) -> np.ndarray:
     ordered = np.empty_like(outputs)
     ordered[positions] = outputs
     return ordered
-
-
-def padding_fraction(lengths, batch_lengths) -> float:
-    """The share of computed positions that are padding: 1 - real tokens / (batch size x batch length) summed."""
-    return 1.0 - float(np.sum(lengths)) / float(np.sum(batch_lengths))

@@ -16,16 +16,15 @@ from albert.data.readers import classifier_dataset, classifier_decoder, predicti
 from albert.errors import AlbertError
 from albert.export import litert
 from albert.export.serving import export_classifier
-from albert.jobs.outputs import append_eval_results, record_model_files
+from albert.jobs.outputs import append_eval_results, begin_training
 from albert.model.task_models import AlbertClassifier
 from albert.tasks.classification import cached_features, classification_loss, predict
 from albert.tasks.glue import get_task
 from albert.tasks.metrics import best_key, glue_metrics
 from albert.text.tokenization import FullTokenizer
-from albert.train.loop import Trainer
 from albert.train.optimizers import create_optimizer
 from albert.train.settings import Runtime
-from albert.train.setup import loop_config, setup
+from albert.train.setup import fine_tuning_trainer, setup
 from albert.weights.loader import init_from_checkpoint
 from albert.weights.run_checkpoints import evaluate_each, prediction_checkpoint, record_best
 
@@ -106,10 +105,9 @@ class FineTuning:
             optimizer = create_optimizer(settings.learning_rate, settings.train_step, settings.warmup_step,
                                          settings.optimizer, model=self.model)
         self.bounds = boundaries(settings.max_seq_length, settings.length_buckets)
-        loop = loop_config(runtime, config, output_dir, settings.train_step, settings.train_batch_size,
-                           settings.max_seq_length, length_boundaries=self.bounds)
-        self.trainer = Trainer(strategy, self.model, optimizer, classification_loss, loop,
-                               loss_scaling=runtime.mixed_precision == "fp16")
+        self.trainer = fine_tuning_trainer(runtime, strategy, self.model, optimizer, classification_loss, config,
+                                           output_dir, settings.train_step, settings.train_batch_size,
+                                           settings.max_seq_length, self.bounds)
 
     def run(self):
         s = self.settings
@@ -129,11 +127,11 @@ class FineTuning:
         s = self.settings
         return cached_features(self.task, s.data_dir, split, self.tokenizer, s.max_seq_length, self.cached_dir)
 
-    def dataset(self, path: str, batch_size: int, training: bool = False, context=None):
+    def train_dataset(self, path: str, batch_size: int, context=None):
         """Training batches: the original's, or grouped by length."""
-        grouped = self.bounds if training and self.settings.group_by_length else None
-        return classifier_dataset([path], self.settings.max_seq_length, self.task.is_regression, batch_size,
-                                  training, context, seed=self.seed, group_by_length=grouped)
+        grouped = self.bounds if self.settings.group_by_length else None
+        return classifier_dataset([path], self.settings.max_seq_length, self.task.is_regression, batch_size, True,
+                                  context, seed=self.seed, group_by_length=grouped)
 
     def prediction_batches(self, split: str, batch_size: int):
         """A split's features in batches grouped by length, each with its examples' `position`."""
@@ -149,10 +147,8 @@ class FineTuning:
     def train(self):
         s = self.settings
         train_file, _ = self.features("train")
-        if tf.train.latest_checkpoint(self.output_dir) is None and s.init_checkpoint:
-            print(init_from_checkpoint(self.model, s.init_checkpoint))
-        record_model_files(self.output_dir, self.config, s.spm_model_file)
-        self.trainer.train(lambda ctx, batch: self.dataset(train_file, batch, True, ctx),
+        begin_training(self.model, self.output_dir, s.init_checkpoint, self.config, s.spm_model_file)
+        self.trainer.train(lambda ctx, batch: self.train_dataset(train_file, batch, ctx),
                            on_checkpoint=self.evaluate if s.do_eval else None)
 
     def dev_metrics(self, logits, examples) -> tuple:

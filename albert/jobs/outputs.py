@@ -6,6 +6,7 @@ import os
 import tensorflow as tf
 
 from albert.atomic import copy_file, write_text
+from albert.weights.loader import init_from_checkpoint
 
 
 def append_eval_results(path: str, results: dict):
@@ -34,3 +35,12 @@ def record_model_files(output_dir: str, config, spm_model_file: str | None = Non
                 target = os.path.join(output_dir, os.path.basename(source))
                 if os.path.realpath(source) != os.path.realpath(target):
                     copy_file(source, target)
+
+
+def begin_training(model, output_dir: str, init_checkpoint: str | None, config, spm_model_file: str | None = None,
+                   init_from_group0: bool = False):
+    """Before the first step: warm-start from `init_checkpoint` unless the run resumes from its own checkpoint in
+    `output_dir`, and record the model files there (record_model_files)."""
+    if tf.train.latest_checkpoint(output_dir) is None and init_checkpoint:
+        print(init_from_checkpoint(model, init_checkpoint, init_from_group0))
+    record_model_files(output_dir, config, spm_model_file)

@@ -13,7 +13,7 @@ from albert.config import AlbertConfig
 from albert.data.features import PACKED_INPUTS, pretraining_features
 from albert.data.readers import check_records, expand_files, pretraining_dataset
 from albert.errors import AlbertError
-from albert.jobs.outputs import append_eval_results, record_model_files
+from albert.jobs.outputs import append_eval_results, begin_training
 from albert.model.task_models import AlbertPretrainer
 from albert.rundir import BEST_CHECKPOINT
 from albert.tasks.pretraining import pretraining_loss
@@ -21,7 +21,6 @@ from albert.train.loop import Trainer
 from albert.train.optimizers import create_optimizer
 from albert.train.settings import Runtime
 from albert.train.setup import loop_config, setup
-from albert.weights.loader import init_from_checkpoint
 from albert.weights.run_checkpoints import evaluate_each
 from albert.weights.tf_checkpoints import save_original_checkpoint
 
@@ -101,9 +100,8 @@ class Pretraining:
     def run(self):
         s = self.settings
         if s.do_train:
-            if tf.train.latest_checkpoint(s.output_dir) is None and s.init_checkpoint:
-                print(init_from_checkpoint(self.model, s.init_checkpoint, s.init_from_group0))
-            record_model_files(s.output_dir, self.config)
+            begin_training(self.model, s.output_dir, s.init_checkpoint, self.config,
+                           init_from_group0=s.init_from_group0)
             self.trainer.train(self.dataset_fn(self.train_files, True),
                                on_checkpoint=self.evaluate if s.do_eval else None)
         elif s.do_eval:

@@ -5,8 +5,6 @@ import dataclasses
 import json
 import os
 
-import tensorflow as tf
-
 from albert.atomic import write_text
 from albert.config import AlbertConfig
 from albert.data import cache
@@ -14,15 +12,14 @@ from albert.data.features import PACKED_INPUTS, boundaries
 from albert.data.readers import prediction_batches, race_dataset, race_decoder
 from albert.export.litert import file_length
 from albert.export.serving import export_packed
-from albert.jobs.outputs import append_eval_results, record_model_files, write_results
+from albert.jobs.outputs import append_eval_results, begin_training, write_results
 from albert.model.task_models import AlbertMultipleChoice
 from albert.tasks.classification import predict
 from albert.tasks.race import accuracy_by_level, race_loss, read_examples, write_features
 from albert.text.tokenization import FullTokenizer
-from albert.train.loop import Trainer
 from albert.train.optimizers import create_optimizer
 from albert.train.settings import Runtime
-from albert.train.setup import loop_config, setup
+from albert.train.setup import fine_tuning_trainer, setup
 from albert.weights.loader import init_from_checkpoint
 from albert.weights.run_checkpoints import evaluate_each, prediction_checkpoint, record_best
 
@@ -79,10 +76,9 @@ class RaceFineTuning:
             self.model = AlbertMultipleChoice(config, num_choices=CHOICES, dropout_prob=s.dropout_prob)
             optimizer = create_optimizer(s.learning_rate, s.train_step, s.warmup_step, "adamw", model=self.model)
         self.bounds = boundaries(s.max_seq_length, s.length_buckets)
-        loop = loop_config(runtime, config, s.output_dir, s.train_step, s.train_batch_size, s.max_seq_length,
-                           examples_per_row=CHOICES, length_boundaries=self.bounds)
-        self.trainer = Trainer(strategy, self.model, optimizer, race_loss, loop,
-                               loss_scaling=runtime.mixed_precision == "fp16")
+        self.trainer = fine_tuning_trainer(runtime, strategy, self.model, optimizer, race_loss, config, s.output_dir,
+                                           s.train_step, s.train_batch_size, s.max_seq_length, self.bounds,
+                                           examples_per_row=CHOICES)
 
     def run(self):
         s = self.settings
@@ -126,9 +122,7 @@ class RaceFineTuning:
     def train(self):
         s = self.settings
         train_path, _ = self.features("train", s.train_file)
-        if tf.train.latest_checkpoint(s.output_dir) is None and s.init_checkpoint:
-            print(init_from_checkpoint(self.model, s.init_checkpoint))
-        record_model_files(s.output_dir, self.config, s.spm_model_file)
+        begin_training(self.model, s.output_dir, s.init_checkpoint, self.config, s.spm_model_file)
         grouped = self.bounds if s.group_by_length else None
         self.trainer.train(lambda ctx, batch: race_dataset([train_path], s.max_seq_length, batch, True, ctx,
                                                            seed=self.runtime.random_seed, group_by_length=grouped),

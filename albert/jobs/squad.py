@@ -7,8 +7,6 @@ import json
 import os
 import random
 
-import tensorflow as tf
-
 from albert.atomic import write_text
 from albert.config import AlbertConfig
 from albert.data.features import boundaries
@@ -16,16 +14,15 @@ from albert.data.readers import prediction_batches, squad_dataset, squad_decoder
 from albert.errors import AlbertError
 from albert.export import litert
 from albert.export.serving import export_squad
-from albert.jobs.outputs import append_eval_results, record_model_files, write_results
+from albert.jobs.outputs import append_eval_results, begin_training, write_results
 from albert.model.task_models import AlbertSquadV1, AlbertSquadV2
 from albert.tasks import squad
 from albert.tasks.squad_eval import evaluate_v1, evaluate_v2
 from albert.tasks.squad_predictions import apply_null_threshold, decode, keyed_outputs, run_model
 from albert.text.tokenization import load_sentencepiece
-from albert.train.loop import Trainer
 from albert.train.optimizers import create_optimizer
 from albert.train.settings import Runtime
-from albert.train.setup import loop_config, setup
+from albert.train.setup import fine_tuning_trainer, setup
 from albert.weights.loader import init_from_checkpoint
 from albert.weights.run_checkpoints import prediction_checkpoint, record_best
 
@@ -149,14 +146,11 @@ class SquadFineTuning:
                                          int(self.num_train_steps * s.warmup_proportion), "adamw", model=self.model)
         # SQuAD 1.1's loss is a softmax over every position, padding included: its training batches stay whole.
         bounds = self.bounds if self.version_2 else None
-        loop = loop_config(self.runtime, self.config, s.output_dir, self.num_train_steps, s.train_batch_size,
-                           s.max_seq_length, length_boundaries=bounds)
-        self.trainer = Trainer(self.strategy, self.model, optimizer,
-                               squad.squad_v2_loss if self.version_2 else squad.squad_v1_loss, loop,
-                               loss_scaling=self.runtime.mixed_precision == "fp16")
-        if tf.train.latest_checkpoint(s.output_dir) is None and s.init_checkpoint:
-            print(init_from_checkpoint(self.model, s.init_checkpoint))
-        record_model_files(s.output_dir, self.config, s.spm_model_file)
+        self.trainer = fine_tuning_trainer(self.runtime, self.strategy, self.model, optimizer,
+                                           squad.squad_v2_loss if self.version_2 else squad.squad_v1_loss,
+                                           self.config, s.output_dir, self.num_train_steps, s.train_batch_size,
+                                           s.max_seq_length, bounds)
+        begin_training(self.model, s.output_dir, s.init_checkpoint, self.config, s.spm_model_file)
         grouped = bounds if s.group_by_length else None
         self.trainer.train(lambda ctx, batch: squad_dataset([record], s.max_seq_length, batch, True, ctx,
                                                             seed=self.runtime.random_seed, group_by_length=grouped),

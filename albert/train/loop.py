@@ -25,7 +25,7 @@ import keras
 import tensorflow as tf
 
 from albert.atomic import write_text
-from albert.data.buckets import cut, example_lengths
+from albert.data.buckets import bucket_index, cut, example_lengths
 from albert.errors import AlbertError
 from albert.model.encoder import set_recompute
 from albert.train.distribute import check_xla_placement
@@ -124,8 +124,7 @@ class Trainer:
         rows = tf.cast(tf.size(batch["input_mask"]) // tf.shape(batch["input_mask"])[-1], tf.float32)
         if not bounds or len(bounds) == 1:
             return batch, rows * tf.cast(tf.shape(batch["input_mask"])[-1], tf.float32)
-        index = tf.searchsorted(tf.constant(bounds, tf.int32),
-                                tf.reduce_max(example_lengths(batch))[None], side="left")[0]
+        index = bucket_index(tf.reduce_max(example_lengths(batch)), bounds)
         if self._topology()[0] > 1:  # the workers' buckets, one-hot, summed over every replica
             def vote(local):
                 return tf.distribute.get_replica_context().all_reduce(tf.distribute.ReduceOp.SUM,

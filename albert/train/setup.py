@@ -5,7 +5,7 @@ import tensorflow as tf
 
 from albert.model.sizing import forward_flops_per_token
 from albert.train.distribute import create_strategy
-from albert.train.loop import LoopConfig, set_precision
+from albert.train.loop import LoopConfig, Trainer, set_precision
 from albert.train.settings import Runtime
 
 
@@ -36,3 +36,12 @@ def loop_config(runtime: Runtime, config, output_dir: str, num_train_steps: int,
         recompute=runtime.recompute, log_every_steps=runtime.log_every_steps,
         seq_length=seq_length * examples_per_row, flops_per_example=3.0 * per_sequence * examples_per_row,
         length_boundaries=length_boundaries)
+
+
+def fine_tuning_trainer(runtime: Runtime, strategy, model, optimizer, loss_fn, config, output_dir: str,
+                        num_train_steps: int, batch_size: int, seq_length: int, length_boundaries: tuple | None,
+                        examples_per_row: int = 1) -> Trainer:
+    """The Trainer of a fine-tuning run (loop_config's settings; loss scaling under fp16)."""
+    loop = loop_config(runtime, config, output_dir, num_train_steps, batch_size, seq_length, examples_per_row,
+                       length_boundaries=length_boundaries)
+    return Trainer(strategy, model, optimizer, loss_fn, loop, loss_scaling=runtime.mixed_precision == "fp16")
