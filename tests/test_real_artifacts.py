@@ -21,7 +21,21 @@ import pytest
 
 from tests.helpers import ROOT
 
-SHARED = os.environ.get("ALBERT_SHARED", os.path.join(os.path.dirname(ROOT), "shared"))
+
+def shared_directory() -> str:
+    """../shared beside this checkout, or beside the repository it was cloned from (a fresh clone elsewhere, as CI
+    makes one); ALBERT_SHARED overrides both."""
+    if os.environ.get("ALBERT_SHARED"):
+        return os.environ["ALBERT_SHARED"]
+    candidates = [os.path.join(os.path.dirname(ROOT), "shared")]
+    origin = subprocess.run(["git", "-C", ROOT, "config", "--get", "remote.origin.url"], capture_output=True,
+                            text=True).stdout.strip()
+    if origin and os.path.isdir(origin):
+        candidates.append(os.path.join(os.path.dirname(os.path.abspath(origin)), "shared"))
+    return next((c for c in candidates if os.path.isdir(c)), candidates[0])
+
+
+SHARED = shared_directory()
 SPM = os.path.join(SHARED, "albert_30k_clean", "30k-clean.model")
 GLUE = os.path.join(SHARED, "glue_real")
 SPM_SHA256 = "fefb02b667a6c5c2fe27602d28e5fb3428f66ab89c7d6f388e7c8d44a02d0336"
