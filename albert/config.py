@@ -10,7 +10,7 @@ from typing import Any
 from albert.atomic import write_text
 from albert.errors import AlbertError
 from albert.textfiles import decode_utf8
-from albert.weights import huggingface, keras_hub
+from albert.weights import huggingface, keras_hub, model_garden, tf1_hub
 from albert.weights.formats import config_format
 
 ACTIVATIONS = ("gelu", "relu", "tanh", "linear")
@@ -137,11 +137,18 @@ class AlbertConfig:
 
     @classmethod
     def from_json_file(cls, path: str) -> "AlbertConfig":
+        """The config of a model from its config file: albert_config.json, a Hugging Face or keras-hub config.json,
+        or where a hub model keeps it, a Model Garden SavedModel's keras_metadata.pb or (a TF1 Hub module without
+        albert_config.json) its saved_model.pb."""
         fs = _filesystem(path)
         if not fs.exists(path):
             raise AlbertError(f"{path}: config file not found; pass the albert_config.json of the model")
         if fs.isdir(path):
             raise AlbertError(f"{path}: is a directory; pass the albert_config.json file of the model")
+        if path.endswith(model_garden.METADATA):
+            return cls.from_dict(model_garden.config_values(path), source=path)
+        if path.endswith(tf1_hub.GRAPH_FILE):
+            return cls.from_dict(tf1_hub.config_values(path), source=path)
         with fs.GFile(path, "rb") as f:
             data = f.read()
         try:

@@ -1,13 +1,18 @@
 """What weights a path holds, read from the files without TensorFlow: the one format detector.
 
-    original     a TF1 name-based checkpoint (the released tarballs; albert.weights.original's table)
-    ours         a TF2 object-based checkpoint of run_pretraining.py or a fine-tuning runner
-    huggingface  a Hugging Face directory (config.json + model.safetensors + spiece.model) or its .safetensors
-    keras_hub    a keras-hub preset directory (config.json + model.weights.h5 [+ task.weights.h5] + assets)
+    original      a TF1 name-based checkpoint (the released tarballs, the variables of the original's TF1 Hub
+                  modules; albert.weights.original's table)
+    ours          a TF2 object-based checkpoint of run_pretraining.py or a fine-tuning runner, or the variables of
+                  one of our export_to_tfhub.py SavedModels
+    model_garden  a TF2 object-based checkpoint of TensorFlow Model Garden (its hub encoders' variables, its TF2
+                  checkpoints; albert.weights.model_garden)
+    huggingface   a Hugging Face directory (config.json + model.safetensors + spiece.model) or its .safetensors
+    keras_hub     a keras-hub preset directory (config.json + model.weights.h5 [+ task.weights.h5] + assets)
 
-The other formats translate their names to the original ones (one declarative table per format), so every
-weight enters a model through `albert.weights.loader.load_tensors`. This module imports no TensorFlow: the
-command lines use `directory_format` to check their flags before TensorFlow starts.
+A model directory is one of the layouts in `DIRECTORY_KINDS`; `directory_files` says, once, which files of it are
+the config, the SentencePiece model and the weights. The other formats translate their names to the original ones
+(one declarative table per format), so every weight enters a model through `albert.weights.loader.load_tensors`.
+This module imports no TensorFlow: the command lines use it to check their flags before TensorFlow starts.
 """
 
 import json
@@ -16,8 +21,21 @@ import os
 from albert.errors import AlbertError
 from albert.rundir import BEST_CHECKPOINT
 from albert.textfiles import read_text
+from albert.weights import model_garden, tf1_hub
 from albert.weights.bundle_index import is_object_based, shard_sizes
+from albert.weights.object_graph import checkpoint_names
 from albert.wire import WireError
+
+# Model directory layouts, in the order they are recognised (the first file that says so wins).
+DIRECTORY_KINDS = {
+    "huggingface": "config.json with model_type albert, model.safetensors, spiece.model",
+    "keras_hub": "config.json of a keras-hub AlbertBackbone, model.weights.h5, assets/tokenizer/vocabulary.spm",
+    "tf1_hub": "a TF1 Hub module: tfhub_module.pb, saved_model.pb, variables/, assets/ (the original's export)",
+    "saved_model": "a TF2 SavedModel with variables/: a Model Garden hub encoder or one of our exports",
+    "hub_export": "our export_to_tfhub.py output: encoder/, mlm/, preprocessor/",
+    "release": "albert_config.json, the SentencePiece .model, a checkpoint (the released tarballs)",
+}
+SAVED_MODEL_VARIABLES = os.path.join("variables", "variables")
 
 
 def config_format(values) -> str:
@@ -31,9 +49,10 @@ def config_format(values) -> str:
 
 
 def directory_format(directory: str) -> str | None:
-    """"huggingface" / "keras_hub" for a directory whose config.json says so, "release" for one with
-    albert_config.json, else None. Reads JSON only."""
-    if not os.path.isdir(directory):
+    """The `DIRECTORY_KINDS` key of a model directory, else None: "huggingface" / "keras_hub" for a directory whose
+    config.json says so, "tf1_hub" for one with tfhub_module.pb, "saved_model" for a SavedModel with variables,
+    "hub_export" for our export_to_tfhub.py output, "release" for one with albert_config.json."""
+    if "://" in directory or not os.path.isdir(directory):
         return None
     config = os.path.join(directory, "config.json")
     if os.path.isfile(config):
@@ -43,9 +62,59 @@ def directory_format(directory: str) -> str | None:
             return None
         if kind != "original":
             return kind
+    if tf1_hub.is_module(directory):
+        return "tf1_hub"
+    if _is_saved_model(directory):
+        return "saved_model"
+    if _is_saved_model(os.path.join(directory, "mlm")) or _is_saved_model(os.path.join(directory, "encoder")):
+        return "hub_export"
     if os.path.isfile(os.path.join(directory, "albert_config.json")):
         return "release"
     return None
+
+
+def _is_saved_model(directory: str) -> bool:
+    return os.path.isfile(os.path.join(directory, "saved_model.pb")) and \
+        os.path.isfile(os.path.join(directory, SAVED_MODEL_VARIABLES + ".index"))
+
+
+def _one_model(directory: str) -> str | None:
+    """The SentencePiece model of a directory (or its assets/): its one .model file, else None."""
+    for folder in (directory, os.path.join(directory, "assets")):
+        models = sorted(f for f in os.listdir(folder) if f.endswith(".model")) if os.path.isdir(folder) else []
+        if len(models) == 1:
+            return os.path.join(folder, models[0])
+    return None
+
+
+def directory_files(directory: str) -> dict | None:
+    """{format (a DIRECTORY_KINDS key), config, spm_model (or None), weights} of a model directory, decided once from
+    its files; None for a directory of no known layout. `weights` is what the loader reads: the directory for
+    Hugging Face / keras-hub, the checkpoint prefix of a SavedModel or TF1 Hub module, the directory (its
+    `checkpoint` file or checkpoint) for the release layout. `config` is the file AlbertConfig.from_json_file
+    reads: a JSON config, or the keras_metadata.pb / saved_model.pb that holds it."""
+    kind = directory_format(directory)
+    if kind is None:
+        return None
+    if kind in SPM_FILES:
+        spm = os.path.join(directory, SPM_FILES[kind])
+        return {"format": kind, "config": os.path.join(directory, "config.json"),
+                "spm_model": spm if os.path.isfile(spm) else None, "weights": directory}
+    if kind == "hub_export":  # the MLM model holds every weight of the pretraining model but the SOP head
+        inner = os.path.join(directory, "mlm")
+        return dict(directory_files(inner if _is_saved_model(inner) else os.path.join(directory, "encoder")),
+                    format=kind)
+    if kind == "tf1_hub":
+        return {"format": kind, "config": tf1_hub.config_file(directory), "spm_model": tf1_hub.spm_model(directory),
+                "weights": os.path.join(directory, tf1_hub.CHECKPOINT)}
+    if kind == "saved_model":
+        config = os.path.join(directory, "assets", "albert_config.json")
+        if not os.path.isfile(config):
+            config = model_garden.saved_model_config(directory) or config
+        return {"format": kind, "config": config, "spm_model": _one_model(directory),
+                "weights": os.path.join(directory, SAVED_MODEL_VARIABLES)}
+    return {"format": kind, "config": os.path.join(directory, "albert_config.json"),
+            "spm_model": _one_model(directory), "weights": directory}
 
 
 def detect_format(path: str) -> str:
@@ -56,13 +125,34 @@ def detect_format(path: str) -> str:
         return "huggingface"
     if path.endswith(".weights.h5"):
         return "keras_hub"
-    kind = directory_format(path) if "://" not in path else None
-    if kind in SPM_FILES:
-        return kind
-    if "://" not in path and os.path.isdir(path):
-        state = os.path.join(path, "checkpoint")
-        path = named_checkpoint(state) if os.path.isfile(state) else os.path.join(path, BEST_CHECKPOINT)
-    return "ours" if is_object_based(_read_bytes(path + ".index")) else "original"
+    files = directory_files(path)
+    if files and files["format"] in SPM_FILES:
+        return files["format"]
+    path = checkpoint_of(path)
+    if not is_object_based(_read_bytes(path + ".index")):
+        return "original"
+    if "://" not in path and model_garden.is_model_garden(checkpoint_names(path)):
+        return "model_garden"
+    return "ours"
+
+
+def checkpoint_of(path: str) -> str:
+    """The checkpoint prefix a path stands for: a model directory's weights (a SavedModel's or a module's
+    variables; a release directory's `checkpoint` file, else model.ckpt-best, else its one checkpoint), a
+    directory's `checkpoint` file, or the path itself."""
+    if "://" in path or not os.path.isdir(path):
+        return path
+    files = directory_files(path)
+    if files and files["weights"] != path:
+        return files["weights"]
+    state = os.path.join(path, "checkpoint")
+    if os.path.isfile(state):
+        return named_checkpoint(state)
+    best = os.path.join(path, BEST_CHECKPOINT)
+    found = sorted(f[:-len(".index")] for f in os.listdir(path) if f.endswith(".index"))
+    if not os.path.isfile(best + ".index") and len(found) == 1:
+        return os.path.join(path, found[0])  # e.g. Model Garden's bert_model.ckpt
+    return best
 
 
 def _read_bytes(path: str) -> bytes:
@@ -80,15 +170,15 @@ SPM_FILES = {"huggingface": "spiece.model", "keras_hub": os.path.join("assets", 
 
 
 def default_model_files(init_checkpoint: str | None) -> dict:
-    """{config, spm_model} that a Hugging Face or keras-hub directory given as --init_checkpoint supplies (the
-    command lines' defaults for --albert_config_file / --spm_model_file); {} for any other checkpoint."""
+    """{config, spm_model} that a model directory given as --init_checkpoint supplies (the command lines' defaults
+    for --albert_config_file / --spm_model_file, as the original's --albert_hub_module_handle did); {} for a
+    checkpoint prefix."""
     if init_checkpoint and init_checkpoint.endswith(".safetensors") and os.path.isfile(init_checkpoint):
         init_checkpoint = os.path.dirname(init_checkpoint) or "."
-    kind = directory_format(init_checkpoint) if init_checkpoint else None
-    if kind not in SPM_FILES:
+    files = directory_files(init_checkpoint) if init_checkpoint else None
+    if files is None:
         return {}
-    spm = os.path.join(init_checkpoint, SPM_FILES[kind])
-    return {"config": os.path.join(init_checkpoint, "config.json"), "spm_model": spm if os.path.isfile(spm) else None}
+    return {"config": files["config"], "spm_model": files["spm_model"]}
 
 
 def check_checkpoint_path(path: str, flag: str) -> None:
@@ -108,10 +198,8 @@ def check_checkpoint_path(path: str, flag: str) -> None:
         kind = directory_format(path)
         if kind in SPM_FILES:
             return
-        if os.path.isfile(state):
-            path = named_checkpoint(state)
-        elif kind == "release":
-            path = os.path.join(path, BEST_CHECKPOINT)
+        if kind is not None or os.path.isfile(state):
+            path = checkpoint_of(path)
         else:
             raise AlbertError(f"{path}: {flag} is a directory with no checkpoint in it (no `checkpoint` file, "
                               "config.json or albert_config.json); pass a checkpoint prefix such as "

@@ -102,7 +102,8 @@ def task_of(directory: str):
     return values.get("class_name"), values.get("config", {}).get("num_classes")
 
 
-def _convert(value: np.ndarray, layout: str) -> np.ndarray:
+def convert_layout(value: np.ndarray, layout: str) -> np.ndarray:
+    """A tensor in another layout -> the original's (one owner of the per-head reshapes: Model Garden's too)."""
     if layout == TRANSPOSE:
         return np.ascontiguousarray(value.T)
     if layout == HEADS_IN:
@@ -157,7 +158,7 @@ class KerasHubTensors:
                 self.ignored.append(label + name)
             elif name in table:
                 original, layout = table[name]
-                value = _convert(value, layout)
+                value = convert_layout(value, layout)
                 self._values[original], self.shapes[original] = value, value.shape
                 self._names[original] = label + name
             elif name.startswith("layers/transformer_encoder"):

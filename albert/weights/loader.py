@@ -11,9 +11,18 @@ import tensorflow as tf
 from albert.errors import AlbertError
 from albert.text.tokenization import load_sentencepiece
 from albert.weights import huggingface, keras_hub
-from albert.weights.formats import SPM_FILES, check_checkpoint_path, detect_format, directory_format
+from albert.rundir import BEST_CHECKPOINT
+from albert.weights.formats import (
+    SPM_FILES,
+    check_checkpoint_path,
+    checkpoint_of,
+    detect_format,
+    directory_files,
+    directory_format,
+)
 from albert.weights.huggingface import HuggingFaceTensors, weight_files
 from albert.weights.keras_hub import KerasHubTensors
+from albert.weights.model_garden import ModelGardenTensors
 from albert.weights.original import BLOCK_PREFIX, encoder_of, original_variable_map
 from albert.weights.tf_checkpoints import CheckpointTensors, resolve_checkpoint_path
 
@@ -143,20 +152,16 @@ def _missing_encoder_message(path, name, ckpt_shapes, config, source=None) -> st
     return f"{path}: the model needs {described} but the checkpoint lacks it: {cause}"
 
 
-def _checkpoint_path(path: str) -> str:
-    """A release-layout directory without a `checkpoint` file stands for its model.ckpt-best."""
-    if directory_format(path) == "release" and not tf.io.gfile.exists(os.path.join(path, "checkpoint")):
-        return os.path.join(path, "model.ckpt-best")
-    return path
-
-
 def _source(model, path: str, kind: str):
     config = encoder_of(model).config
     if kind == "huggingface":
         return HuggingFaceTensors(path, config)
     if kind == "keras_hub":
         return KerasHubTensors(path if os.path.isdir(path) else os.path.dirname(path), config)
-    return CheckpointTensors(_checkpoint_path(path))
+    path = resolve_checkpoint_path(checkpoint_of(path))
+    if kind == "model_garden":
+        return ModelGardenTensors(path, tf.train.load_checkpoint(path))
+    return CheckpointTensors(path)
 
 
 def load_weights(model, path: str, init_from_group0: bool = False) -> LoadReport:
@@ -169,7 +174,7 @@ def load_weights(model, path: str, init_from_group0: bool = False) -> LoadReport
     kind = detect_format(path)
     if kind != "ours":
         return load_tensors(model, _source(model, path, kind), init_from_group0)
-    path = resolve_checkpoint_path(path)
+    path = resolve_checkpoint_path(checkpoint_of(path))
     own = {id(v) for v in encoder_of(model).weights}
     heads = [v for v in model.weights if id(v) not in own]
     kept = [np.asarray(v) for v in heads]
@@ -185,12 +190,17 @@ def load_weights(model, path: str, init_from_group0: bool = False) -> LoadReport
 
 
 def _restore_ours(model, path: str):
+    """Our checkpoints hold `model/encoder/...` (a pretraining or task model); our encoder export's variables
+    hold the encoder itself as `model/...`."""
     encoder = encoder_of(model)
+    keys = [name for name, _ in tf.train.list_variables(path)]
+    nested = any(key.startswith("model/encoder/") for key in keys)
     try:
-        status = tf.train.Checkpoint(model=tf.train.Checkpoint(encoder=encoder)).read(path)
+        root = tf.train.Checkpoint(model=tf.train.Checkpoint(encoder=encoder) if nested else encoder)
+        status = root.read(path)
         status.expect_partial()
         status.assert_existing_objects_matched()
-        if encoder is not model:  # heads of the same name (a fine-tuned checkpoint of the same task)
+        if encoder is not model and nested:  # heads of the same name (a fine-tuned checkpoint of the same task)
             tf.train.Checkpoint(model=model).read(path).expect_partial()
     except (AssertionError, ValueError, tf.errors.OpError) as e:
         raise AlbertError(f"{path}: the checkpoint does not fit this model ({str(e).splitlines()[0][:200]}); use "
@@ -203,7 +213,7 @@ def init_from_checkpoint(model, path: str, init_from_group0: bool = False) -> st
     kind = detect_format(path)
     if kind != "ours":
         return str(load_tensors(model, _source(model, path, kind), init_from_group0))
-    path = resolve_checkpoint_path(path)
+    path = resolve_checkpoint_path(checkpoint_of(path))
     _restore_ours(model, path)
     return f"{path}: restored the encoder (and any head of the same name) from a TF2 checkpoint"
 
@@ -223,7 +233,9 @@ def model_directory_files(directory: str, checkpoint_name: str = "model.ckpt-bes
     if kind is None:
         raise AlbertError(f"{directory}/albert_config.json: not found; {names['directory']} must hold "
                           "albert_config.json, the SentencePiece .model and the checkpoint (or be a Hugging Face "
-                          "or keras-hub ALBERT directory, with its config.json)")
+                          "or keras-hub ALBERT directory, with its config.json, a TF Hub module or a SavedModel)")
+    if kind in ("tf1_hub", "saved_model", "hub_export"):
+        return _hub_directory_files(directory, spm_model_file, names)
     if kind in SPM_FILES:
         spm_model_file = spm_model_file or os.path.join(directory, SPM_FILES[kind])
         if not os.path.isfile(spm_model_file):
@@ -248,6 +260,8 @@ def model_directory_files(directory: str, checkpoint_name: str = "model.ckpt-bes
         raise AlbertError(f"{spm_model_file}: {names['spm']} not found")
     vocab = spm_model_file[:-len(".model")] + ".vocab" if spm_model_file.endswith(".model") else None
     checkpoint = os.path.join(directory, checkpoint_name)
+    if checkpoint_name == BEST_CHECKPOINT and not tf.io.gfile.exists(checkpoint + ".index"):
+        checkpoint = checkpoint_of(directory)  # the directory's `checkpoint` file, or its one checkpoint
     if not tf.io.gfile.exists(checkpoint + ".index"):
         found = sorted(f[:-len(".index")] for f in os.listdir(directory) if f.endswith(".index"))
         raise AlbertError(f"{checkpoint}.index: checkpoint not found; pass {names['checkpoint']}"
@@ -257,6 +271,21 @@ def model_directory_files(directory: str, checkpoint_name: str = "model.ckpt-bes
     return {"format": detect_format(checkpoint), "config": config,
             "spm_model": spm_model_file, "spm_vocab": vocab if vocab and os.path.isfile(vocab) else None,
             "checkpoint": checkpoint}
+
+
+def _hub_directory_files(directory: str, spm_model_file: str | None, names: dict) -> dict:
+    """model_directory_files of a TF1 Hub module, a SavedModel or our export_to_tfhub.py output."""
+    files = directory_files(directory)
+    if not os.path.isfile(files["config"]):
+        raise AlbertError(f"{directory}: a {files['format'].replace('_', ' ')} directory without a config "
+                          "(no assets/albert_config.json or keras_metadata.pb); it cannot be read as ALBERT")
+    spm_model_file = spm_model_file or files["spm_model"]
+    if not spm_model_file or not os.path.isfile(spm_model_file):
+        raise AlbertError(f"{directory}: no SentencePiece .model file in assets/; pass {names['spm']}")
+    vocab = spm_model_file[:-len(".model")] + ".vocab" if spm_model_file.endswith(".model") else None
+    check_checkpoint_path(files["weights"], names["directory"])
+    return {"format": detect_format(files["weights"]), "config": files["config"], "spm_model": spm_model_file,
+            "spm_vocab": vocab if vocab and os.path.isfile(vocab) else None, "checkpoint": files["weights"]}
 
 
 def check_vocabulary(files: dict, config) -> None:
