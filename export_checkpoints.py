@@ -10,6 +10,7 @@ sentence-order heads and global_step, as the original export_checkpoints.py did.
 from absl import flags
 
 from albert import cli
+from albert.hub.resolve import resolve
 
 cli.define_model_directory_flags()
 flags.adopt_module_key_flags(cli)  # --help lists them with the script's own flags
@@ -21,6 +22,7 @@ FLAGS = flags.FLAGS
 def main(argv):
     del argv
     cli.require({"albert_directory": FLAGS.albert_directory, "export_path": FLAGS.export_path})
+    FLAGS.albert_directory = resolve(FLAGS.albert_directory)
     cli.check_output_path("export_path", FLAGS.export_path, (FLAGS.albert_directory,))
     from albert.export.hub import export_release_checkpoint  # TensorFlow loads here, once the flags are checked
 

@@ -14,6 +14,7 @@ from absl import flags
 
 from albert import cli
 from albert.data.features import boundaries
+from albert.hub.resolve import resolve
 
 cli.define_model_directory_flags()
 flags.adopt_module_key_flags(cli)  # --help lists them with the script's own flags
@@ -30,6 +31,7 @@ FLAGS = flags.FLAGS
 def main(argv):
     del argv
     cli.require({"albert_directory": FLAGS.albert_directory, "export_path": FLAGS.export_path})
+    FLAGS.albert_directory = resolve(FLAGS.albert_directory)
     if FLAGS.seq_length is not None:
         cli.check_at_least("seq_length", FLAGS.seq_length, 3)
     boundaries(FLAGS.seq_length or 128, FLAGS.length_buckets)  # a malformed value is one line here

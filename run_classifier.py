@@ -25,6 +25,7 @@ flags.DEFINE_string("spm_model_file", None, "SentencePiece model.")
 flags.DEFINE_string("output_dir", None, "Checkpoints, eval results and predictions.")
 flags.DEFINE_string("cached_dir", None, "Where feature TFRecords are cached (default --output_dir).")
 flags.DEFINE_string("init_checkpoint", None, cli.INIT_CHECKPOINT_HELP)
+flags.DEFINE_string("albert_hub_module_handle", None, cli.HUB_MODULE_HELP)
 flags.DEFINE_bool("do_lower_case", True, "Lower-case the text.")
 flags.DEFINE_integer("max_seq_length", 512, "Tokens per example (at most max_position_embeddings).")
 flags.DEFINE_bool("do_train", False, "Train.")
@@ -54,8 +55,9 @@ FLAGS = flags.FLAGS
 
 def validate() -> tuple:
     """Every check that needs no TensorFlow; the seeds and the shared runtime settings."""
-    FLAGS.albert_config_file, FLAGS.spm_model_file = model_files(FLAGS.init_checkpoint, FLAGS.albert_config_file,
-                                                                 FLAGS.spm_model_file, FLAGS.vocab_file)
+    FLAGS.init_checkpoint, FLAGS.albert_config_file, FLAGS.spm_model_file = model_files(
+        FLAGS.init_checkpoint, FLAGS.albert_config_file, FLAGS.spm_model_file, FLAGS.vocab_file,
+        FLAGS.albert_hub_module_handle)
     cli.require({"data_dir": FLAGS.data_dir, "task_name": FLAGS.task_name, "output_dir": FLAGS.output_dir,
                  "albert_config_file": FLAGS.albert_config_file})
     if not FLAGS.spm_model_file and not FLAGS.vocab_file:

@@ -44,7 +44,8 @@ FLAGS = flags.FLAGS
 
 def validate() -> Runtime:
     """Every check that needs no TensorFlow; the shared runtime settings."""
-    FLAGS.albert_config_file, _ = model_files(FLAGS.init_checkpoint, FLAGS.albert_config_file, None)
+    FLAGS.init_checkpoint, FLAGS.albert_config_file, _ = model_files(FLAGS.init_checkpoint,
+                                                                     FLAGS.albert_config_file, None)
     cli.require({"albert_config_file": FLAGS.albert_config_file, "input_file": FLAGS.input_file,
                  "output_dir": FLAGS.output_dir})
     if not FLAGS.do_train and not FLAGS.do_eval:

@@ -23,6 +23,7 @@ flags.DEFINE_string("predict_file", None, "Predict feature TFRecord (default out
 flags.DEFINE_string("spm_model_file", None, "SentencePiece model.")
 flags.DEFINE_string("output_dir", None, "Checkpoints, eval results and predictions.")
 flags.DEFINE_string("init_checkpoint", None, cli.INIT_CHECKPOINT_HELP)
+flags.DEFINE_string("albert_hub_module_handle", None, cli.HUB_MODULE_HELP)
 flags.DEFINE_bool("do_lower_case", True, "Lower-case the text.")
 flags.DEFINE_float("dropout_prob", 0.1, "Dropout on the pooled output before the scoring layer.")
 flags.DEFINE_integer("max_seq_length", 512, "Tokens per (article, question+option) row.")
@@ -53,8 +54,9 @@ FLAGS = flags.FLAGS
 
 def validate() -> Runtime:
     """Every check that needs no TensorFlow; the shared runtime settings."""
-    FLAGS.albert_config_file, FLAGS.spm_model_file = model_files(FLAGS.init_checkpoint, FLAGS.albert_config_file,
-                                                                 FLAGS.spm_model_file, FLAGS.vocab_file)
+    FLAGS.init_checkpoint, FLAGS.albert_config_file, FLAGS.spm_model_file = model_files(
+        FLAGS.init_checkpoint, FLAGS.albert_config_file, FLAGS.spm_model_file, FLAGS.vocab_file,
+        FLAGS.albert_hub_module_handle)
     cli.require({"data_dir": FLAGS.data_dir, "output_dir": FLAGS.output_dir,
                  "albert_config_file": FLAGS.albert_config_file})
     if FLAGS.task_name.lower() != "race":

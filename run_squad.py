@@ -33,7 +33,7 @@ flags.DEFINE_string("predict_feature_file", None, "Predict feature TFRecord (def
 flags.DEFINE_string("predict_feature_left_file", None, "The decoder's metadata of the predict features, JSON "
                     "(default: the predict feature file + .json).")
 flags.DEFINE_string("init_checkpoint", None, cli.INIT_CHECKPOINT_HELP)
-flags.DEFINE_string("albert_hub_module_handle", None, "Not supported: pass --init_checkpoint.")
+flags.DEFINE_string("albert_hub_module_handle", None, cli.HUB_MODULE_HELP)
 flags.DEFINE_bool("do_lower_case", True, "Lower-case the text.")
 flags.DEFINE_integer("max_seq_length", 384, "Tokens per feature.")
 flags.DEFINE_integer("doc_stride", 128, "Pieces between the starts of consecutive document spans.")
@@ -68,13 +68,12 @@ FLAGS = flags.FLAGS
 
 def validate() -> Runtime:
     """Every check that needs no TensorFlow; the shared runtime settings."""
-    FLAGS.albert_config_file, FLAGS.spm_model_file = model_files(FLAGS.init_checkpoint, FLAGS.albert_config_file,
-                                                                 FLAGS.spm_model_file)
+    FLAGS.init_checkpoint, FLAGS.albert_config_file, FLAGS.spm_model_file = model_files(
+        FLAGS.init_checkpoint, FLAGS.albert_config_file, FLAGS.spm_model_file, None,
+        FLAGS.albert_hub_module_handle)
     cli.require({"albert_config_file": FLAGS.albert_config_file, "output_dir": FLAGS.output_dir})
     if not FLAGS.spm_model_file:
         raise AlbertError("--spm_model_file is required: SQuAD features align SentencePiece pieces with the text")
-    if FLAGS.albert_hub_module_handle:
-        raise AlbertError("--albert_hub_module_handle is not supported; pass the checkpoint as --init_checkpoint")
     if not (FLAGS.do_train or FLAGS.do_predict or FLAGS.export_dir):
         raise AlbertError("nothing to do: pass --do_train, --do_predict and/or --export_dir")
     if FLAGS.group_by_length and not FLAGS.version_2_with_negative:

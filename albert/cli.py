@@ -11,9 +11,15 @@ from albert import stderr_filter
 from albert.errors import AlbertError
 from albert.rundir import BEST_CHECKPOINT, exclusive
 
-INIT_CHECKPOINT_HELP = ("Warm start: an original TF1 checkpoint, one of ours, a Hugging Face directory (or its "
-                        "model.safetensors) or a keras-hub preset; a Hugging Face / keras-hub directory also "
-                        "supplies --albert_config_file and --spm_model_file when they are not passed.")
+INIT_CHECKPOINT_HELP = ("Warm start from any model reference: a checkpoint (original TF1 or ours), a model directory "
+                        "(release layout, Hugging Face, keras-hub, TF1 Hub module, Model Garden SavedModel), an "
+                        "archive, a model name (albert_base_v2), a Hugging Face id, a TF Hub handle or a URL "
+                        "(downloaded once into the cache: docs/weights.md); a model directory also supplies "
+                        "--albert_config_file and --spm_model_file when they are not passed.")
+HUB_MODULE_HELP = ("The original's flag: a TF Hub module (a handle such as https://tfhub.dev/google/albert_base/3, "
+                   "a directory or any model reference) that supplies the weights, the config and the SentencePiece "
+                   "model (--albert_config_file and --spm_model_file then optional); with --init_checkpoint too, "
+                   "that checkpoint's weights are loaded.")
 
 
 def program() -> str:
@@ -211,8 +217,10 @@ def define_model_directory_flags():
     from absl import flags
 
     flags.DEFINE_string("albert_directory", None, "Directory with albert_config.json, the SentencePiece model and "
-                        "the checkpoint; or a Hugging Face directory (config.json, model.safetensors, spiece.model) "
-                        "or a keras-hub preset.")
+                        "the checkpoint; or a Hugging Face directory (config.json, model.safetensors, spiece.model), "
+                        "a keras-hub preset, a TF1 Hub module, a Model Garden SavedModel; or any model reference (a "
+                        "name such as albert_base_v2, a Hugging Face id, a TF Hub handle, a URL, an archive: "
+                        "downloaded once into the cache).")
     flags.DEFINE_string("checkpoint_name", BEST_CHECKPOINT, "Checkpoint prefix inside --albert_directory.")
     flags.DEFINE_string("spm_model_file", None, "SentencePiece model (default: the one .model file of the "
                         "directory).")

@@ -15,10 +15,12 @@ from absl import flags
 
 from albert import cli
 from albert.errors import AlbertError
+from albert.hub.resolve import resolve
 from albert.rundir import BEST_CHECKPOINT
 
 FORMATS = ("release", "huggingface")
-flags.DEFINE_string("input", None, "Model directory: release layout, Hugging Face or keras-hub.")
+flags.DEFINE_string("input", None, "Model reference: a model directory (release layout, Hugging Face, keras-hub, "
+                    "TF1 Hub module, Model Garden SavedModel), an archive, a name, a hub id or handle, a URL.")
 flags.DEFINE_string("output", None, "Output directory (replaced if it exists).")
 flags.DEFINE_enum("to", None, FORMATS, "Output layout: release (albert_config.json, 30k-clean.model, "
                   "model.ckpt-best with the original names) or huggingface (config.json, model.safetensors, "
@@ -34,6 +36,7 @@ FLAGS = flags.FLAGS
 def main(argv):
     del argv
     cli.require({"input": FLAGS.input, "output": FLAGS.output, "to": FLAGS.to})
+    FLAGS.input = resolve(FLAGS.input)
     if not os.path.isdir(FLAGS.input):
         raise AlbertError(f"{FLAGS.input}: --input not found (a model directory)")
     cli.check_output_path("output", FLAGS.output.rstrip("/"), (FLAGS.input, FLAGS.spm_model_file), directory=True)

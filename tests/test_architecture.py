@@ -139,8 +139,8 @@ def deferred_imports(paths, modules) -> dict:
 
 
 def test_every_module_is_in_a_layer_and_described():
-    assert [name for name, _ in LAYERS] == ["ground", "text", "data", "weights", "config", "model", "train", "tasks",
-                                            "export", "jobs", "commands"]
+    assert [name for name, _ in LAYERS] == ["ground", "hub", "text", "data", "weights", "config", "model", "train",
+                                            "tasks", "export", "jobs", "commands"]
     with open(ARCHITECTURE, encoding="utf-8") as f:
         described = set(re.findall(r"^- `(albert/[\w/]+\.py)`: ", f.read(), re.M))
     for module, path in package_modules().items():

@@ -24,6 +24,7 @@ from albert.config import AlbertConfig
 from albert.data.buckets import cut_to_bucket
 from albert.data.features import boundaries
 from albert.errors import AlbertError
+from albert.hub.resolve import resolve
 from albert.model.preprocessor import DEFAULT_SEQ_LENGTH, AlbertPreprocessor
 from albert.weights.loader import check_vocabulary, load_weights, model_directory_files
 
@@ -102,14 +103,16 @@ class PretrainedMixin:
     @classmethod
     def from_pretrained(cls, directory: str, checkpoint_name: str = "model.ckpt-best", seq_length: int | None = None,
                         do_lower_case: bool = True, spm_model_file: str | None = None, **arguments):
-        """The model of a model directory with its weights loaded and its preprocessor attached.
+        """The model of a model reference with its weights loaded and its preprocessor attached.
 
-        The directory is a released one (albert_config.json, the .model, a checkpoint with the original TF1 names
-        or one of ours), a Hugging Face one (config.json, model.safetensors, spiece.model) or a keras-hub preset.
+        The reference is a model name (`albert_base_v2`, docs/weights.md), a Hugging Face id, a TF Hub handle, a
+        URL, an archive or a model directory: a released one (albert_config.json, the .model, a checkpoint with the
+        original TF1 names or one of ours), a Hugging Face one (config.json, model.safetensors, spiece.model), a
+        keras-hub preset, a TF1 Hub module or a Model Garden SavedModel; what is downloaded is cached.
         `arguments` go to the constructor (e.g. `num_labels=2`). What the weights lack -- a task head -- stays freshly
         initialised and is listed in `model.load_report.missing` (and logged). `seq_length` defaults to 128 (at
         most max_position_embeddings); `do_lower_case` must match the model (True for every released model)."""
-        files = model_directory_files(directory, checkpoint_name, spm_model_file, names={
+        files = model_directory_files(resolve(directory), checkpoint_name, spm_model_file, names={
             "directory": "the model directory", "checkpoint": "checkpoint_name=", "spm": "spm_model_file="})
         config = AlbertConfig.from_json_file(files["config"])
         check_vocabulary(files, config)

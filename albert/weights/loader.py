@@ -9,6 +9,7 @@ import numpy as np
 import tensorflow as tf
 
 from albert.errors import AlbertError
+from albert.hub.resolve import resolve
 from albert.text.tokenization import load_sentencepiece
 from albert.weights import huggingface, keras_hub
 from albert.rundir import BEST_CHECKPOINT
@@ -170,7 +171,9 @@ def load_weights(model, path: str, init_from_group0: bool = False) -> LoadReport
     keeps its initialisation; `ignored` optimizer slots, buffers and tied copies; `unused` what the model has no
     place for.
     For our TF2 checkpoints `missing` is found exactly: each head variable holds NaN during the restore, and one
-    still all NaN after it was not in the checkpoint and gets its value back."""
+    still all NaN after it was not in the checkpoint and gets its value back. `path` may be any model reference
+    (albert.hub.resolve: a name, a hub id or handle, a URL, an archive)."""
+    path = resolve(path)
     kind = detect_format(path)
     if kind != "ours":
         return load_tensors(model, _source(model, path, kind), init_from_group0)

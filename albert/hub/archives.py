@@ -1,0 +1,60 @@
+"""Archives unpacked safely: every member checked before anything is written (a member that is a link, a device,
+an absolute path or a path leading outside the archive refuses the whole archive), unpacked under a temporary
+name beside the target and renamed into place; a folder that is the archive's only top-level entry (the release
+tarballs' `albert_base/`) is where the model is."""
+
+import os
+import shutil
+import tarfile
+
+from albert.errors import AlbertError
+
+ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar")
+
+
+def is_archive(path: str) -> bool:
+    return path.lower().endswith(ARCHIVE_SUFFIXES)
+
+
+def _check(archive: str, members) -> None:
+    for member in members:
+        name = member.name
+        parts = name.replace("\\", "/").split("/")
+        if name.startswith(("/", "\\")) or ".." in parts or (len(name) > 1 and name[1] == ":"):
+            raise AlbertError(f"{archive}: member {name} points outside the archive; refused, nothing extracted")
+        if member.issym() or member.islnk():
+            raise AlbertError(f"{archive}: member {name} is a link ({member.linkname}); refused, nothing extracted")
+        if not (member.isfile() or member.isdir()):
+            raise AlbertError(f"{archive}: member {name} is not a file or folder; refused, nothing extracted")
+
+
+def unpack(archive: str, target: str) -> str:
+    """Unpack `archive` into the new directory `target` (nothing there if it fails). Returns the model's folder."""
+    tmp = f"{target}.tmp-{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        with tarfile.open(archive) as tar:
+            members = tar.getmembers()
+            _check(archive, members)
+            os.makedirs(tmp)
+            tar.extractall(tmp, members=members, filter="data")
+    except (tarfile.TarError, EOFError, OSError) as e:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if isinstance(e, OSError) and e.errno == 28:
+            raise AlbertError(f"{os.path.dirname(target)}: disk full while unpacking {archive}; free space or set "
+                              "ALBERT_CACHE to a larger disk") from None
+        raise AlbertError(f"{archive}: not a readable tar archive ({str(e).splitlines()[0][:120]}); it is damaged "
+                          "or not a model archive") from None
+    except AlbertError:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    os.replace(tmp, target)
+    return model_folder(target)
+
+
+def model_folder(directory: str) -> str:
+    """`directory`, or its one sub-folder when that is all it holds (an archive with a top-level folder)."""
+    entries = [e for e in os.listdir(directory) if not e.startswith(".")]
+    if len(entries) == 1 and os.path.isdir(os.path.join(directory, entries[0])):
+        return os.path.join(directory, entries[0])
+    return directory

@@ -1,0 +1,121 @@
+"""A model reference -> a local path the weights formats read (albert.weights.formats): the first step of the one
+flow resolve -> detect the format once -> load through that format's name table.
+
+A reference is one of (in the order they are tried):
+    a local path            a model directory or weights file, as it is; an archive (.tar.gz / .tgz / .tar)
+                            unpacked once into the cache
+    hf://org/name[@rev]     a Hugging Face repo (huggingface_hub, its own cache; HF_ENDPOINT, HF_TOKEN)
+    kaggle://owner/model/framework/variation/version
+                            a Kaggle model (keras-hub presets): its archive from Kaggle's model download API
+    http(s)://... .tar.gz   a tarball (the release's albert_models/*.tar.gz, Model Garden's)
+    http(s)://...           a TF Hub handle (tfhub.dev/google/albert_base/3, tfhub.dev/tensorflow/albert_en_base/3,
+                            the Kaggle Models URLs they redirect to): `?tf-hub-format=compressed`, as tensorflow_hub
+    a name                  albert.hub.names (albert_base_v2, albert_en_base, albert_base_en_uncased, ...)
+    org/name[@rev]          a Hugging Face repo id
+Anything else is an AlbertError naming the closest known names.
+"""
+
+import os
+import re
+import urllib.parse
+
+from albert.errors import AlbertError
+from albert.hub import archives, cache, endpoints, names
+
+HF_FILES = ["config.json", "model.safetensors", "model.safetensors.index.json", "model-*.safetensors",
+            "spiece.model", "tokenizer_config.json"]
+_HF_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+(@[\w./-]+)?$")
+
+
+def resolve(reference: str) -> str:
+    """The local path of a model reference (see the module's docstring), downloaded and cached if need be."""
+    reference = str(reference)
+    if _local(reference):
+        return cache.unpacked(reference) if os.path.isfile(reference) and archives.is_archive(reference) \
+            else reference
+    if reference.startswith("hf://"):
+        return huggingface(reference[len("hf://"):])
+    if reference.startswith("kaggle://"):
+        return kaggle(reference[len("kaggle://"):])
+    if reference.startswith(("http://", "https://")):
+        url = endpoints.address(reference)
+        if archives.is_archive(urllib.parse.urlsplit(url).path):
+            target = os.path.join(cache.root(), "urls", cache.key(reference))
+            return cache.fetched(reference, url, target)
+        return tfhub(reference)
+    if "://" in reference:  # gs://, hdfs://, ...: TensorFlow's file systems read these where they are
+        return reference
+    if reference in names.NAMES:
+        return resolve(names.NAMES[reference])
+    if _HF_ID.match(reference):
+        return huggingface(reference)
+    if os.sep in reference or reference.startswith((".", "~")):
+        return reference  # a local path that is not there: the reader says so, naming the flag
+    close = names.closest(reference)
+    hint = f"closest known names: {', '.join(close)}" if close else "known names: docs/weights.md"
+    raise AlbertError(f"{reference}: not a file or directory, and not a known model name ({hint}); or pass a "
+                      "Hugging Face id org/name, a TF Hub handle or a URL")
+
+
+def _local(reference: str) -> bool:
+    """A path here: a file or directory, a checkpoint prefix, or under a local folder of the same first part (so
+    `out/model.ckpt-100` is never taken for a Hugging Face id)."""
+    first = reference.split("/", 1)[0]
+    return os.path.exists(reference) or os.path.exists(reference + ".index") or \
+        ("/" in reference and os.path.isdir(first))
+
+
+def tfhub(handle: str) -> str:
+    """A TF Hub handle's module, fetched as tensorflow_hub does: `<handle>?tf-hub-format=compressed`."""
+    url = endpoints.address(handle.rstrip("/"))
+    query = "&" if "?" in url else "?"
+    return cache.fetched(handle, f"{url}{query}tf-hub-format=compressed", cache.tfhub_entry(handle),
+                         check=lambda folder: _check_module(handle, folder))
+
+
+def _check_module(handle: str, folder: str):
+    if not os.path.isfile(os.path.join(folder, "saved_model.pb")):
+        raise AlbertError(f"{handle}: serves no TF Hub module (its archive has no saved_model.pb); pass the handle "
+                          "of a model, e.g. https://tfhub.dev/google/albert_base/3")
+
+
+def kaggle(handle: str) -> str:
+    """owner/model/framework/variation/version -> the model's files, from Kaggle's model download API."""
+    parts = handle.strip("/").split("/")
+    if len(parts) != 5 or not parts[4].isdigit():
+        raise AlbertError(f"kaggle://{handle}: a Kaggle model handle is kaggle://owner/model/framework/variation/"
+                          "version, e.g. kaggle://keras/albert/keras/albert_base_en_uncased/5")
+    url = f"{endpoints.kaggle()}/api/v1/models/{'/'.join(parts)}/download"
+    target = os.path.join(cache.root(), "kaggle", *parts)
+    return cache.fetched(f"kaggle://{handle}", url, target, endpoints.kaggle_headers())
+
+
+def huggingface(repo: str) -> str:
+    """A Hugging Face repo's config, weights and SentencePiece model, through huggingface_hub (its cache)."""
+    from huggingface_hub import snapshot_download  # noqa: PLC0415 -- not the package's own module
+    from huggingface_hub import errors as hf_errors  # noqa: PLC0415
+
+    repo_id, _, revision = repo.partition("@")
+    endpoint = endpoints.huggingface()
+    try:
+        return snapshot_download(repo_id, revision=revision or None, allow_patterns=HF_FILES, endpoint=endpoint,
+                                 local_files_only=endpoints.offline(), token=os.environ.get("HF_TOKEN") or None)
+    except hf_errors.GatedRepoError:
+        raise AlbertError(f"{repo_id}: a gated or private Hugging Face repo (HTTP 401/403); accept its terms on the "
+                          "Hub and set HF_TOKEN to a token that may read it") from None
+    except hf_errors.RepositoryNotFoundError:
+        raise AlbertError(f"{repo_id}: no such Hugging Face repo at {endpoint} (HTTP 404), or it is private (set "
+                          "HF_TOKEN); check the organisation and name") from None
+    except hf_errors.RevisionNotFoundError:
+        raise AlbertError(f"{repo}: the repo has no revision {revision!r}; pass a branch, tag or commit") from None
+    except hf_errors.LocalEntryNotFoundError:
+        if endpoints.offline():
+            raise AlbertError(f"{repo}: not in the Hugging Face cache and offline mode is on (HF_HUB_OFFLINE=1 or "
+                              "ALBERT_OFFLINE=1); run once online to download it") from None
+        raise AlbertError(f"{urllib.parse.urlsplit(endpoint).netloc}: cannot be reached for {repo}; to use only "
+                          "what is cached, set HF_HUB_OFFLINE=1") from None
+    except hf_errors.HfHubHTTPError as e:
+        raise AlbertError(f"{repo_id}: the Hugging Face Hub answered {str(e).splitlines()[0][:160]}") from None
+    except OSError as e:
+        raise AlbertError(f"{repo_id}: could not be downloaded ({str(e).splitlines()[0][:160]}); free disk space "
+                          "or set HF_HUB_CACHE elsewhere") from None

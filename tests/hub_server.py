@@ -1,0 +1,181 @@
+"""A model hub on 127.0.0.1 for the tests: the protocols the resolver speaks, served from files the tests give.
+
+- Hugging Face Hub (what huggingface_hub asks): `GET /api/models/{repo}/revision/{rev}` (the commit and its file
+  list), `GET /api/models/{repo}/tree/{rev}`, `HEAD` / `GET /{repo}/resolve/{rev}/{file}` with `X-Repo-Commit`,
+  `ETag`, `Content-Length`; 404 with `X-Error-Code: RepoNotFound` / `EntryNotFound` / `RevisionNotFound`, 401 with
+  `X-Error-Code: GatedRepo` for a gated repo.
+- TF Hub: `GET /{handle}?tf-hub-format=compressed` -> the module's tar.gz.
+- Plain files (release tarballs): `GET /{path}`, with `Range` requests answered 206.
+- Kaggle: `GET /api/v1/models/{owner}/{model}/{framework}/{variation}/{version}/download` -> the archive.
+
+Every request is logged (`server.log`: method, path). `slow` paths are sent in small pieces with pauses (to kill
+a client half-way); `cut` paths promise the whole length and stop half-way. The server runs in a daemon thread and
+shuts itself down after `lifetime` seconds whatever happens.
+"""
+
+import hashlib
+import http.server
+import io
+import json
+import os
+import tarfile
+import threading
+import time
+import urllib.parse
+
+COMMIT = "0123456789abcdef0123456789abcdef01234567"
+
+
+def tar_gz(directory: str, top: str | None = None) -> bytes:
+    """A directory's files as a tar.gz: under `top/` (the release tarballs) or at the root as `./...` (TF Hub)."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        tar.add(directory, arcname=top or ".")
+    return buffer.getvalue()
+
+
+class Hub:
+    def __init__(self, lifetime: float = 600):
+        self.hf = {}  # repo id -> {file name: bytes}
+        self.gated = set()
+        self.files = {}  # path (with query) -> bytes
+        self.slow, self.cut = set(), set()
+        self.log = []
+        hub = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_HEAD(self):
+                hub.handle(self, head=True)
+
+            def do_GET(self):
+                hub.handle(self, head=False)
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self._timer = threading.Timer(lifetime, self.stop)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def stop(self):
+        self._timer.cancel()
+        self.server.shutdown()
+        self.server.server_close()
+
+    def count(self, path_part: str, method: str = "GET") -> int:
+        return sum(1 for m, p in self.log if m == method and path_part in p)
+
+    # ------------------------------------------------------------------------------------------------ answers
+    def handle(self, request, head: bool):
+        self.log.append((request.command, request.path))
+        split = urllib.parse.urlsplit(request.path)
+        path = urllib.parse.unquote(split.path)
+        if path.startswith("/api/models/") and "/revision/" in path:
+            repo, _, revision = path[len("/api/models/"):].partition("/revision/")
+            return self._repo_info(request, repo, revision)
+        if path.startswith("/api/models/") and "/tree/" in path:
+            repo = path[len("/api/models/"):].partition("/tree/")[0]
+            return self._tree(request, repo)
+        if "/resolve/" in path:
+            repo, _, rest = path[1:].partition("/resolve/")
+            return self._hf_file(request, repo, rest.partition("/")[2], head)
+        key = path + (f"?{split.query}" if split.query else "")
+        if key in self.files:
+            return self._send(request, self.files[key], head, key)
+        return self._error(request, 404, "EntryNotFound")
+
+    def _repo(self, request, repo):
+        if repo in self.gated:
+            self._error(request, 401, "GatedRepo", f"Access to model {repo} is restricted.")
+            return None
+        if repo not in self.hf:
+            self._error(request, 404, "RepoNotFound", "Repository not found")
+            return None
+        return self.hf[repo]
+
+    def _repo_info(self, request, repo, revision):
+        files = self._repo(request, repo)
+        if files is None:
+            return
+        if revision not in ("main", COMMIT):
+            return self._error(request, 404, "RevisionNotFound", f"Invalid rev id: {revision}")
+        body = {"id": repo, "modelId": repo, "sha": COMMIT, "private": False, "gated": False,
+                "siblings": [{"rfilename": name} for name in sorted(files)]}
+        self._send(request, json.dumps(body).encode(), False, None, "application/json")
+
+    def _tree(self, request, repo):
+        files = self._repo(request, repo)
+        if files is None:
+            return
+        body = [{"type": "file", "path": name, "size": len(data), "oid": hashlib.sha1(data).hexdigest()}
+                for name, data in sorted(files.items())]
+        self._send(request, json.dumps(body).encode(), False, None, "application/json")
+
+    def _hf_file(self, request, repo, name, head):
+        files = self._repo(request, repo)
+        if files is None:
+            return
+        if name not in files:
+            return self._error(request, 404, "EntryNotFound", f"{name} does not exist")
+        data = files[name]
+        headers = {"X-Repo-Commit": COMMIT, "ETag": f'"{hashlib.sha256(data).hexdigest()}"'}
+        self._send(request, data, head, f"/{repo}/{name}", "application/octet-stream", headers)
+
+    def _error(self, request, code, error_code, message="not found"):
+        body = json.dumps({"error": message}).encode()
+        request.send_response(code)
+        request.send_header("X-Error-Code", error_code)
+        request.send_header("X-Error-Message", message)
+        request.send_header("Content-Type", "application/json")
+        request.send_header("Content-Length", str(len(body)))
+        request.end_headers()
+        if request.command != "HEAD":
+            request.wfile.write(body)
+
+    def _send(self, request, data, head, key, kind="application/octet-stream", headers=None):
+        start = 0
+        wanted = request.headers.get("Range")
+        if wanted and wanted.startswith("bytes=") and key is not None:
+            start = int(wanted[len("bytes="):].split("-")[0])
+        request.send_response(206 if start else 200)
+        for name, value in (headers or {}).items():
+            request.send_header(name, value)
+        request.send_header("Content-Type", kind)
+        request.send_header("Accept-Ranges", "bytes")
+        if start:
+            request.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")
+        request.send_header("Content-Length", str(len(data) - start))
+        request.end_headers()
+        if head:
+            return
+        body = data[start:]
+        try:
+            if key in self.cut:
+                request.wfile.write(body[:len(body) // 2])
+                request.wfile.flush()
+                request.close_connection = True
+                return
+            if key in self.slow:
+                for at in range(0, len(body), 4096):
+                    request.wfile.write(body[at:at + 4096])
+                    request.wfile.flush()
+                    time.sleep(0.05)
+                return
+            request.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    # ------------------------------------------------------------------------------------------- what it holds
+    def add_hf(self, repo: str, directory: str):
+        self.hf[repo] = {name: open(os.path.join(directory, name), "rb").read() for name in os.listdir(directory)
+                         if os.path.isfile(os.path.join(directory, name))}
+
+    def add_file(self, path: str, data: bytes) -> str:
+        self.files[path] = data
+        return self.url + path
