@@ -41,6 +41,7 @@ class Hub:
         self.files = {}  # path (with query) -> bytes
         self.slow, self.cut = set(), set()
         self.log = []
+        self.range_log = []  # (path, Range header) of each ranged request
         hub = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -141,6 +142,8 @@ class Hub:
     def _send(self, request, data, head, key, kind="application/octet-stream", headers=None):
         start = 0
         wanted = request.headers.get("Range")
+        if wanted and key is not None:
+            self.range_log.append((key, wanted))
         if wanted and wanted.startswith("bytes=") and key is not None:
             start = int(wanted[len("bytes="):].split("-")[0])
         request.send_response(206 if start else 200)

@@ -19,7 +19,7 @@ TIMEOUT = float(os.environ.get("ALBERT_DOWNLOAD_TIMEOUT", "60"))  # seconds with
 OFFLINE_SWITCH = "ALBERT_OFFLINE=1"
 
 
-def _progress_wanted() -> bool:
+def progress_wanted() -> bool:
     if os.environ.get("ALBERT_NOPROGRESS") == "1":
         return False
     return os.environ.get("ALBERT_PROGRESS") == "1" or sys.stderr.isatty()
@@ -31,13 +31,13 @@ class Progress:
     def __init__(self, label: str, total: int | None, start: int):
         self.label, self.total, self.done, self.start = label, total, start, start
         self.began, self.last = time.monotonic(), 0.0
-        self.on = _progress_wanted()
+        self.on = progress_wanted()
 
     def _line(self) -> str:
         elapsed = max(time.monotonic() - self.began, 1e-6)
-        rate = (self.done - self.start) / elapsed / 1e6
-        size = f"{self.done / 1e6:.1f} of {self.total / 1e6:.1f} MB" if self.total else f"{self.done / 1e6:.1f} MB"
-        return f"{self.label}: {size}, {rate:.1f} MB/s"
+        rate = (self.done - self.start) / elapsed
+        size = f"{_size(self.done)} of {_size(self.total)}" if self.total else _size(self.done)
+        return f"{self.label}: {size}, {_size(rate)}/s"
 
     def update(self, count: int):
         self.done += count
@@ -50,6 +50,13 @@ class Progress:
         if self.on:
             sys.stderr.write("\r" + self._line() + ", done\n")
             sys.stderr.flush()
+
+
+def _size(count: float) -> str:
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if count >= scale:
+            return f"{count / scale:.1f} {unit}"
+    return f"{count:.0f} B"
 
 
 def http_error(url: str, code: int, headers=None) -> AlbertError:
@@ -93,7 +100,7 @@ def fetch(url: str, path: str, label: str, headers: dict | None = None) -> str:
             with open(part, "ab" if have else "wb") as out:
                 while True:
                     try:
-                        chunk = response.read(CHUNK)
+                        chunk = response.read1(CHUNK)  # what has arrived: progress and .part keep up
                     except (OSError, urllib.error.URLError) as e:
                         raise AlbertError(f"{url}: the download broke off after {progress.done:,} bytes ({e}); run "
                                           "again to resume it") from None

@@ -33,6 +33,15 @@ def huggingface() -> str:
     return os.environ.get("HF_ENDPOINT", "https://huggingface.co").rstrip("/")
 
 
+def huggingface_cache() -> str:
+    """huggingface_hub's cache, as it finds it (HF_HUB_CACHE, HF_HOME/hub, ~/.cache/huggingface/hub), read at each
+    call: huggingface_hub reads these once, at import."""
+    if os.environ.get("HF_HUB_CACHE"):
+        return os.environ["HF_HUB_CACHE"]
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(os.environ.get("HF_HOME") or os.path.join(base, "huggingface"), "hub")
+
+
 def kaggle() -> str:
     return address(KAGGLE)
 

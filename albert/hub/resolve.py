@@ -20,7 +20,7 @@ import re
 import urllib.parse
 
 from albert.errors import AlbertError
-from albert.hub import archives, cache, endpoints, names
+from albert.hub import archives, cache, download, endpoints, names
 
 HF_FILES = ["config.json", "model.safetensors", "model.safetensors.index.json", "model-*.safetensors",
             "spiece.model", "tokenizer_config.json"]
@@ -58,11 +58,8 @@ def resolve(reference: str) -> str:
 
 
 def _local(reference: str) -> bool:
-    """A path here: a file or directory, a checkpoint prefix, or under a local folder of the same first part (so
-    `out/model.ckpt-100` is never taken for a Hugging Face id)."""
-    first = reference.split("/", 1)[0]
-    return os.path.exists(reference) or os.path.exists(reference + ".index") or \
-        ("/" in reference and os.path.isdir(first))
+    """A path here: a file or directory, or a checkpoint prefix (`out/model.ckpt-100`)."""
+    return os.path.exists(reference) or os.path.exists(reference + ".index")
 
 
 def tfhub(handle: str) -> str:
@@ -94,18 +91,21 @@ def huggingface(repo: str) -> str:
     """A Hugging Face repo's config, weights and SentencePiece model, through huggingface_hub (its cache)."""
     from huggingface_hub import snapshot_download  # noqa: PLC0415 -- not the package's own module
     from huggingface_hub import errors as hf_errors  # noqa: PLC0415
+    from huggingface_hub.utils import disable_progress_bars, enable_progress_bars  # noqa: PLC0415
 
     repo_id, _, revision = repo.partition("@")
     endpoint = endpoints.huggingface()
+    (enable_progress_bars if download.progress_wanted() else disable_progress_bars)()
     try:
         return snapshot_download(repo_id, revision=revision or None, allow_patterns=HF_FILES, endpoint=endpoint,
-                                 local_files_only=endpoints.offline(), token=os.environ.get("HF_TOKEN") or None)
+                                 cache_dir=endpoints.huggingface_cache(), local_files_only=endpoints.offline(),
+                                 token=os.environ.get("HF_TOKEN") or None)
     except hf_errors.GatedRepoError:
         raise AlbertError(f"{repo_id}: a gated or private Hugging Face repo (HTTP 401/403); accept its terms on the "
                           "Hub and set HF_TOKEN to a token that may read it") from None
     except hf_errors.RepositoryNotFoundError:
         raise AlbertError(f"{repo_id}: no such Hugging Face repo at {endpoint} (HTTP 404), or it is private (set "
-                          "HF_TOKEN); check the organisation and name") from None
+                          "HF_TOKEN), and no such local path; check the organisation and name") from None
     except hf_errors.RevisionNotFoundError:
         raise AlbertError(f"{repo}: the repo has no revision {revision!r}; pass a branch, tag or commit") from None
     except hf_errors.LocalEntryNotFoundError:

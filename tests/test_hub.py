@@ -1,0 +1,283 @@
+"""Model references served from 127.0.0.1 by the hubs' own protocols (tests/hub_server.py): every kind downloaded
+once, loaded, equal to the same weights loaded from local files, then served offline from the cache; two
+processes at once; a download killed half-way; every error one line. The models are the real hub artifacts in
+../shared/hub_artifacts (a TF1 Hub module the original's export_to_tfhub.py wrote, a Model Garden TF2 encoder) and
+the Hugging Face / keras-hub fixtures."""
+
+import io
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tarfile
+import time
+
+import numpy as np
+import pytest
+
+from tests.helpers import ROOT
+from tests.hub_server import Hub, tar_gz
+
+SHARED = os.path.join(os.path.dirname(ROOT), "shared", "hub_artifacts")
+if not os.path.isdir(SHARED):  # a fresh clone elsewhere: ../shared beside the repository it came from
+    SHARED = os.path.join(os.path.dirname(os.path.realpath(os.path.join(ROOT, ".git", ".."))), "shared",
+                          "hub_artifacts")
+TF1 = os.path.join(SHARED, "tf1_module")
+TF2 = os.path.join(SHARED, "tf2_model_garden")
+WEIGHTS = os.path.join(ROOT, "tests", "fixtures", "weights")
+pytestmark = pytest.mark.skipif(not os.path.isdir(SHARED), reason="../shared/hub_artifacts is not beside the repo")
+
+
+def release_dir(directory):
+    """The TF1 module's weights laid out as a release tarball's folder (albert_config.json, 30k-clean.*,
+    model.ckpt-best.*)."""
+    directory.mkdir()
+    for name in ("albert_config.json", "30k-clean.model", "30k-clean.vocab"):
+        shutil.copyfile(os.path.join(TF1, "module", "assets", name), directory / name)
+    for suffix in (".index", ".data-00000-of-00001"):
+        shutil.copyfile(os.path.join(TF1, "module", "variables", "variables" + suffix),
+                        directory / f"model.ckpt-best{suffix}")
+    return directory
+
+
+@pytest.fixture(scope="module")
+def hub(tmp_path_factory):
+    work = tmp_path_factory.mktemp("hub")
+    server = Hub(lifetime=900)
+    server.add_hf("albert/tiny-classifier", os.path.join(WEIGHTS, "hf_classifier"))
+    server.gated.add("albert/gated")
+    for handle, archive in (("google/albert_base/3", os.path.join(TF1, "module.tar.gz")),
+                            ("tensorflow/albert_en_base/3", os.path.join(TF2, "encoder.tar.gz"))):
+        with open(archive, "rb") as f:
+            server.add_file(f"/{handle}?tf-hub-format=compressed", f.read())
+    release = tar_gz(str(release_dir(work / "albert_base")), top="albert_base")
+    for name in ("albert_base_v2", "albert_large_v2", "slow", "twice"):
+        server.add_file(f"/albert_models/{name}.tar.gz", release)
+    server.slow.update({"/albert_models/slow.tar.gz", "/albert_models/twice.tar.gz"})
+    server.add_file("/keras/albert/keras/albert_base_en_uncased/5",  # not the API path: the API redirects nowhere
+                    b"")
+    server.add_file("/api/v1/models/keras/albert/keras/albert_base_en_uncased/5/download",
+                    tar_gz(os.path.join(WEIGHTS, "kh_backbone")))
+    server.add_file("/albert_models/cut.tar.gz", release)
+    server.cut.add("/albert_models/cut.tar.gz")
+    server.add_file("/albert_models/garbage.tar.gz", b"this is not an archive" * 100)
+    server.add_file("/google/not_a_model/1?tf-hub-format=compressed", tar_gz(os.path.join(WEIGHTS, "hf_model")))
+    bad = io.BytesIO()
+    with tarfile.open(fileobj=bad, mode="w:gz") as tar:
+        info = tarfile.TarInfo("../outside.txt")
+        info.size = 2
+        tar.addfile(info, io.BytesIO(b"hi"))
+    server.add_file("/albert_models/escape.tar.gz", bad.getvalue())
+    link = io.BytesIO()
+    with tarfile.open(fileobj=link, mode="w:gz") as tar:
+        info = tarfile.TarInfo("model/spiece.model")
+        info.type, info.linkname = tarfile.SYMTYPE, "/etc/passwd"
+        tar.addfile(info)
+    server.add_file("/albert_models/link.tar.gz", link.getvalue())
+    yield server, work
+    server.stop()
+
+
+@pytest.fixture()
+def env(hub, tmp_path, monkeypatch):
+    server, _ = hub
+    values = {"HF_ENDPOINT": server.url, "HF_HUB_CACHE": str(tmp_path / "hf"), "ALBERT_CACHE": str(tmp_path / "albert"),
+              "ALBERT_TFHUB_ENDPOINT": server.url, "ALBERT_RELEASE_ENDPOINT": server.url,
+              "ALBERT_KAGGLE_ENDPOINT": server.url, "ALBERT_PROGRESS": "1", "HF_HUB_DISABLE_TELEMETRY": "1"}
+    for key, value in values.items():
+        monkeypatch.setenv(key, value)
+    for key in ("ALBERT_OFFLINE", "HF_HUB_OFFLINE", "TFHUB_CACHE_DIR", "HF_TOKEN"):
+        monkeypatch.delenv(key, raising=False)
+    return values
+
+
+def encoder_outputs(reference):
+    import albert
+
+    io_batch = np.load(os.path.join(TF1, "io_module.npz"))
+    model = albert.AlbertEncoder.from_pretrained(reference)
+    config = model.config
+    length = min(16, config.max_position_embeddings)
+    out = model({"input_ids": io_batch["input_ids"][:, :length] % config.vocab_size,
+                 "input_mask": io_batch["input_mask"][:, :length],
+                 "segment_ids": io_batch["segment_ids"][:, :length] % config.type_vocab_size})
+    return np.asarray(out["sequence_output"]), np.asarray(out["pooled_output"]), model
+
+
+REFERENCES = [  # (kind, reference, the same weights as local files)
+    ("TF Hub TF1 handle", "https://tfhub.dev/google/albert_base/3", os.path.join(TF1, "module")),
+    ("TF Hub TF2 handle", "https://tfhub.dev/tensorflow/albert_en_base/3", os.path.join(TF2, "encoder")),
+    ("tarball URL", "{url}/albert_models/albert_large_v2.tar.gz", os.path.join(TF1, "module")),
+    ("short name", "albert_base_v2", os.path.join(TF1, "module")),
+    ("Hugging Face id", "albert/tiny-classifier", os.path.join(WEIGHTS, "hf_classifier")),
+    ("Hugging Face hf://", "hf://albert/tiny-classifier@main", os.path.join(WEIGHTS, "hf_classifier")),
+    ("keras-hub preset", "albert_base_en_uncased", os.path.join(WEIGHTS, "kh_backbone")),
+    ("archive", os.path.join(TF1, "module.tar.gz"), os.path.join(TF1, "module")),
+    ("local path", os.path.join(TF2, "encoder"), os.path.join(TF2, "encoder")),
+]
+
+
+@pytest.mark.parametrize("kind,reference,local", REFERENCES, ids=[r[0] for r in REFERENCES])
+def test_every_reference_kind_downloads_once_loads_and_works_offline(hub, env, kind, reference, local, capfd,
+                                                                     monkeypatch):
+    server, _ = hub
+    reference = reference.format(url=server.url)
+    before = len(server.log)
+    sequence, pooled, model = encoder_outputs(reference)
+    downloads = [entry for entry in server.log[before:] if entry[0] == "GET" and "/api/models/" not in entry[1]
+                 and "/api/agent" not in entry[1]]
+    expected_sequence, expected_pooled, _ = encoder_outputs(local)
+    np.testing.assert_array_equal(sequence, expected_sequence)
+    np.testing.assert_array_equal(pooled, expected_pooled)
+    remote = kind not in ("archive", "local path")
+    assert bool(downloads) == remote, downloads
+    progress = capfd.readouterr().err
+    if remote and "Hugging Face" not in kind:
+        assert "/s, done" in progress and len(downloads) == 1  # the progress bar's last line; one download
+    print(f"{kind}: {reference} -> {len(model.load_report.loaded)} variables, {len(downloads)} download(s); "
+          f"sequence_output equal to the local load")
+    monkeypatch.setenv("ALBERT_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    before = len(server.log)
+    offline_sequence, _, _ = encoder_outputs(reference)
+    np.testing.assert_array_equal(offline_sequence, expected_sequence)
+    assert server.log[before:] == []  # offline: nothing asked of the server
+
+
+def test_the_hub_artifacts_reproduce_their_recorded_outputs():
+    """The TF1 module (all 30 variables, SOP head included) and the Model Garden encoder (28: no SOP head) give the
+    outputs the reference tool chains recorded, within 1e-5."""
+    import albert
+
+    tf1 = np.load(os.path.join(TF1, "io_module.npz"))
+    tf2 = np.load(os.path.join(TF2, "io_saved_model.npz"))
+    for directory, variables in ((os.path.join(TF1, "module"), 30), (os.path.join(TF2, "encoder"), 28)):
+        model = albert.AlbertPretrainer.from_pretrained(directory)
+        assert len(model.load_report.loaded) == variables
+        out = model.with_hidden_states({"input_ids": tf1["input_ids"], "input_mask": tf1["input_mask"],
+                                        "segment_ids": tf1["segment_ids"], "masked_lm_positions": tf1["mlm_positions"]},
+                                       training=False)
+        for name, want in (("sequence_output", tf1["sequence_output"]), ("pooled_output", tf1["pooled_output"]),
+                           ("sequence_output", tf2["sequence_output"]), ("pooled_output", tf2["pooled_output"])):
+            np.testing.assert_allclose(np.asarray(out[name]), want, atol=1e-5)
+        np.testing.assert_allclose(np.asarray(out["mlm_logits"]).reshape(12, 500), tf1["mlm_logits"], atol=1e-5)
+        np.testing.assert_allclose(np.asarray(out["mlm_logits"]), tf2["mlm_logits"], atol=1e-5)
+        for layer, want in enumerate(tf2["encoder_outputs"]):
+            np.testing.assert_allclose(np.asarray(out["encoder_outputs"][layer]), want, atol=1e-5)
+        if variables == 30:
+            log_probs = np.asarray(out["sop_logits"]) - np.log(np.exp(np.asarray(out["sop_logits"])).sum(-1,
+                                                                                                        keepdims=True))
+            np.testing.assert_allclose(log_probs, tf1["sop_log_probs"], atol=1e-5)
+
+
+def test_a_module_without_its_config_is_read_from_its_graph(tmp_path):
+    """Some /1 modules carry no albert_config.json: layers, heads and activation come from the module's graph."""
+    from albert.config import AlbertConfig
+    from albert.weights.formats import directory_files
+
+    module = tmp_path / "module"
+    shutil.copytree(os.path.join(TF1, "module"), module)
+    os.remove(module / "assets" / "albert_config.json")
+    files = directory_files(str(module))
+    assert files["config"].endswith("saved_model.pb")
+    inferred = AlbertConfig.from_json_file(files["config"])
+    recorded = AlbertConfig.from_json_file(os.path.join(TF1, "module", "assets", "albert_config.json"))
+    assert inferred.to_dict() | {k: v for k, v in recorded.extra.items()} == recorded.to_dict() | {
+        "initializer_range": inferred.initializer_range}
+
+
+def fetch_in_process(reference, env_values, tmp_path, name):
+    script = ("import sys, json, numpy as np, albert\n"
+              "m = albert.AlbertEncoder.from_pretrained(sys.argv[1])\n"
+              "print(json.dumps(float(np.asarray(m.embeddings.word_embeddings).sum())))\n")
+    return subprocess.Popen([sys.executable, "-c", script, reference], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=dict(os.environ, **env_values, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2"))
+
+
+def test_two_processes_download_once_and_both_load(hub, env):
+    server, _ = hub
+    url = f"{server.url}/albert_models/twice.tar.gz"
+    before = server.count("/albert_models/twice.tar.gz")
+    processes = [fetch_in_process(url, env, None, i) for i in range(2)]
+    results = [p.communicate(timeout=300) for p in processes]
+    assert [p.returncode for p in processes] == [0, 0], [r[1][-2000:] for r in results]
+    assert results[0][0] == results[1][0]  # the same weights
+    assert server.count("/albert_models/twice.tar.gz") - before == 1  # one download
+
+
+def test_a_download_killed_half_way_resumes(hub, env):
+    server, _ = hub
+    url = f"{server.url}/albert_models/slow.tar.gz"
+    process = fetch_in_process(url, env, None, 0)
+    part = None
+    deadline = time.time() + 120
+    while time.time() < deadline and part is None:
+        for folder, _, files in os.walk(env["ALBERT_CACHE"]):
+            part = next((os.path.join(folder, f) for f in files if f.endswith(".part")), None)
+            if part and os.path.getsize(part) > 20000:
+                break
+            part = None
+        time.sleep(0.05)
+    assert part is not None, "no partial download seen"
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=30)
+    have = os.path.getsize(part)
+    again = fetch_in_process(url, env, None, 1)
+    out, err = again.communicate(timeout=300)
+    assert again.returncode == 0, err[-2000:]
+    assert not os.path.exists(part)
+    ranged = [entry for entry in server.range_log if entry[0] == "/albert_models/slow.tar.gz"]
+    assert ranged and ranged[-1][1] == f"bytes={have}-"  # resumed where the killed run stopped
+
+
+ERRORS = [
+    ("unknown name", "albert_bse_v2", "albert_bse_v2: not a file or directory, and not a known model name (closest "
+                                      "known names: albert_base_v2"),
+    ("no such repo (404)", "albert/no-such-model", "albert/no-such-model: no such Hugging Face repo at {url} (HTTP 404)"),
+    ("gated repo (401)", "albert/gated", "albert/gated: a gated or private Hugging Face repo (HTTP 401/403); accept its "
+                                         "terms on the Hub and set HF_TOKEN"),
+    ("no such file (404)", "{url}/albert_models/missing.tar.gz", "{url}/albert_models/missing.tar.gz: not found "
+                                                                 "(HTTP 404)"),
+    ("no network", "http://127.0.0.1:9/albert_models/x.tar.gz", "127.0.0.1:9: cannot be reached ("),
+    ("truncated download", "{url}/albert_models/cut.tar.gz", "{url}/albert_models/cut.tar.gz: the download "),
+    ("corrupt archive", "{url}/albert_models/garbage.tar.gz", ": not a readable tar archive ("),
+    ("no module at the URL", "{url}/google/not_a_model/1", "{url}/google/not_a_model/1: serves no TF Hub module"),
+    ("member outside the archive", "{url}/albert_models/escape.tar.gz", "member ../outside.txt points outside the "
+                                                                        "archive; refused, nothing extracted"),
+    ("link in the archive", "{url}/albert_models/link.tar.gz", "member model/spiece.model is a link (/etc/passwd); "
+                                                               "refused, nothing extracted"),
+    ("offline, not cached", "albert_xxlarge_v1", "albert_xxlarge_v1.tar.gz: not in the cache"),
+    ("bad Kaggle handle", "kaggle://keras/albert", "kaggle://keras/albert: a Kaggle model handle is"),
+]
+
+
+@pytest.mark.parametrize("case,reference,message", ERRORS, ids=[e[0] for e in ERRORS])
+def test_errors_are_one_line_and_leave_nothing_in_the_cache(hub, env, monkeypatch, case, reference, message):
+    from albert.errors import AlbertError
+    from albert.hub.resolve import resolve
+
+    server, _ = hub
+    if case.startswith("offline"):
+        monkeypatch.setenv("ALBERT_OFFLINE", "1")
+    with pytest.raises(AlbertError) as raised:
+        resolve(reference.format(url=server.url))
+    text = str(raised.value)
+    assert "\n" not in text and message.format(url=server.url) in text, text
+    cache = env["ALBERT_CACHE"]
+    kept = [os.path.join(d, f) for d, _, files in os.walk(cache) for f in files if not f.endswith((".lock", ".part"))]
+    kept += [os.path.join(d, x) for d, dirs, _ in os.walk(cache) for x in dirs
+             if not any(os.scandir(os.path.join(d, x))) is False and x not in ("urls", "tfhub", "kaggle", "archives")]
+    assert kept == [], kept
+    assert not os.path.exists(os.path.join(os.path.dirname(cache), "outside.txt"))
+
+
+def test_cli_one_line_exit_2_for_a_reference_that_does_not_resolve(env, tmp_path):
+    env_values = dict(os.environ, **env, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2")
+    result = subprocess.run([sys.executable, os.path.join(ROOT, "export_to_tfhub.py"), "--albert_directory=albert_bse_v2",
+                             f"--export_path={tmp_path}/out"], capture_output=True, text=True, env=env_values,
+                            timeout=120)
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines()[-1].startswith("export_to_tfhub.py: error: albert_bse_v2: not a file")
+    assert not (tmp_path / "out").exists()
