@@ -11,6 +11,7 @@ import sys
 import pytest
 
 from tests.helpers import ROOT
+from tests.hub_server import Hub, tar_gz
 from tests.test_export import run_script, train_sentencepiece_with_numbers
 
 PAGES = ["README.md"] + sorted(os.path.join("docs", name) for name in os.listdir(os.path.join(ROOT, "docs"))
@@ -18,6 +19,9 @@ PAGES = ["README.md"] + sorted(os.path.join("docs", name) for name in os.listdir
 BLOCKS = [(page, block) for page in PAGES
           for block in re.findall(r"^```python\n(.*?)^```", open(os.path.join(ROOT, page), encoding="utf-8").read(),
                                   re.S | re.M)]
+
+
+HUB_ENV = {}
 
 
 @pytest.fixture(scope="module")
@@ -62,6 +66,10 @@ def sandbox(tmp_path_factory):
     for name in ("albert_config.json", "sp.model"):
         shutil.copy(small / name, small / "classifier" / name)
     convert(str(small / "classifier"), str(root / "hf_albert_sst2"), "huggingface")
+    # albert_base_v2 by name: the release's tarball, served from 127.0.0.1 (the release endpoint pointed there).
+    hub = Hub(lifetime=1200)
+    hub.add_file("/albert_models/albert_base_v2.tar.gz", tar_gz(str(base), top="albert_base"))
+    HUB_ENV.update(ALBERT_RELEASE_ENDPOINT=hub.url, ALBERT_CACHE=str(root / "cache"))
     return root
 
 
@@ -72,7 +80,7 @@ def test_the_readme_and_the_manual_have_python_blocks():
 @pytest.mark.slow
 @pytest.mark.parametrize("page, block", BLOCKS, ids=[f"{page}-{i}" for i, (page, _) in enumerate(BLOCKS)])
 def test_python_block_runs_as_written(sandbox, page, block):
-    env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2")  # `albert` as if installed
+    env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2", **HUB_ENV)  # `albert` as if installed
     env.pop("TF_USE_LEGACY_KERAS", None)
     result = subprocess.run([sys.executable, "-c", block], cwd=sandbox, capture_output=True, text=True, env=env,
                             timeout=600)
