@@ -1,6 +1,7 @@
 """Small shared pieces of the tests: tiny configs, fixture paths, a padded batch."""
 
 import os
+import subprocess
 
 import numpy as np
 
@@ -27,3 +28,16 @@ def padded_batch(config: AlbertConfig, batch=3, seq=10, predictions=3, seed=0) -
     positions = np.stack([rng.choice(np.arange(1, n), predictions, replace=False) for n in lengths])
     return {"input_ids": ids * mask, "input_mask": mask, "segment_ids": segments,
             "masked_lm_positions": np.sort(positions, axis=1).astype(np.int32)}
+
+
+def shared_directory() -> str:
+    """../shared beside this checkout, or beside the repository it was cloned from (a fresh clone elsewhere, as CI
+    makes one); ALBERT_SHARED overrides both."""
+    if os.environ.get("ALBERT_SHARED"):
+        return os.environ["ALBERT_SHARED"]
+    candidates = [os.path.join(os.path.dirname(ROOT), "shared")]
+    origin = subprocess.run(["git", "-C", ROOT, "config", "--get", "remote.origin.url"], capture_output=True,
+                            text=True).stdout.strip()
+    if origin and os.path.isdir(origin):
+        candidates.append(os.path.join(os.path.dirname(os.path.abspath(origin)), "shared"))
+    return next((c for c in candidates if os.path.isdir(c)), candidates[0])

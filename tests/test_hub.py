@@ -17,13 +17,10 @@ import time
 import numpy as np
 import pytest
 
-from tests.helpers import ROOT
+from tests.helpers import ROOT, shared_directory
 from tests.hub_server import Hub, tar_gz
 
-SHARED = os.path.join(os.path.dirname(ROOT), "shared", "hub_artifacts")
-if not os.path.isdir(SHARED):  # a fresh clone elsewhere: ../shared beside the repository it came from
-    SHARED = os.path.join(os.path.dirname(os.path.realpath(os.path.join(ROOT, ".git", ".."))), "shared",
-                          "hub_artifacts")
+SHARED = os.path.join(shared_directory(), "hub_artifacts")
 TF1 = os.path.join(SHARED, "tf1_module")
 TF2 = os.path.join(SHARED, "tf2_model_garden")
 WEIGHTS = os.path.join(ROOT, "tests", "fixtures", "weights")
@@ -281,3 +278,71 @@ def test_cli_one_line_exit_2_for_a_reference_that_does_not_resolve(env, tmp_path
     assert result.returncode == 2
     assert result.stderr.strip().splitlines()[-1].startswith("export_to_tfhub.py: error: albert_bse_v2: not a file")
     assert not (tmp_path / "out").exists()
+
+
+def test_our_tfhub_export_reads_back_with_the_same_outputs(tmp_path):
+    """export_to_tfhub.py (here from the TF1 module) -> from_pretrained of the export, its mlm/ and its encoder/:
+    the same outputs (the export's variables matched by their Keras paths; encoder/ has no heads)."""
+    import albert
+
+    out = tmp_path / "hub"
+    result = subprocess.run([sys.executable, os.path.join(ROOT, "export_to_tfhub.py"),
+                             f"--albert_directory={os.path.join(TF1, 'module')}", f"--export_path={out}",
+                             "--seq_length=16"], capture_output=True, text=True, timeout=600,
+                            env=dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2"))
+    assert result.returncode == 0, result.stderr[-3000:]
+    batch = np.load(os.path.join(TF1, "io_module.npz"))
+    features = {k: batch[k][:, :16] for k in ("input_ids", "input_mask", "segment_ids")}
+    features["masked_lm_positions"] = batch["mlm_positions"]
+    want = albert.AlbertPretrainer.from_pretrained(os.path.join(TF1, "module")).with_hidden_states(features)
+    for reference, missing in ((out, 0), (out / "mlm", 0), (out / "encoder", 7)):
+        model = albert.AlbertPretrainer.from_pretrained(str(reference))
+        assert len(model.load_report.missing) == missing and len(model.load_report.loaded) == 30 - missing
+        got = model.with_hidden_states(features)
+        np.testing.assert_array_equal(np.asarray(got["sequence_output"]), np.asarray(want["sequence_output"]))
+        if not missing:
+            np.testing.assert_array_equal(np.asarray(got["mlm_logits"]), np.asarray(want["mlm_logits"]))
+            np.testing.assert_array_equal(np.asarray(got["sop_logits"]), np.asarray(want["sop_logits"]))
+
+
+@pytest.mark.parametrize("source", ["tf1_module/module", "tf2_model_garden/encoder"])
+def test_convert_to_release_from_a_hub_model(tmp_path, source):
+    """python -m albert.convert --to=release turns a TF Hub module or a Model Garden encoder into the release layout
+    (original TF1 names) that every older tool reads; the weights come back unchanged."""
+    import tensorflow as tf
+
+    out = tmp_path / "release"
+    result = subprocess.run([sys.executable, "-m", "albert.convert", f"--input={os.path.join(SHARED, source)}",
+                             f"--output={out}", "--to=release"], capture_output=True, text=True, timeout=600,
+                            env=dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2"), cwd=ROOT)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert sorted(os.listdir(out))[:2] == ["30k-clean.model", "30k-clean.vocab"] or (out / "30k-clean.model").exists()
+    written = tf.train.load_checkpoint(str(out / "model.ckpt-best"))
+    module = tf.train.load_checkpoint(os.path.join(TF1, "module", "variables", "variables"))
+    names = [n for n in module.get_variable_to_shape_map() if not n.startswith("cls/seq_relationship")]
+    for name in names:  # Model Garden's kernels, reshaped back per head, equal the TF1 module's
+        np.testing.assert_array_equal(written.get_tensor(name), module.get_tensor(name))
+    assert json.loads((out / "albert_config.json").read_text())["num_hidden_layers"] == 2
+
+
+def test_a_module_of_another_family_is_refused_in_one_line(tmp_path):
+    """A TF1 Hub module of BERT (no albert_config.json, BERT's variable names) is not read as ALBERT."""
+    import tensorflow as tf
+
+    from albert.errors import AlbertError
+    from albert.model.task_models import AlbertClassifier
+
+    module = tmp_path / "bert_module"
+    shutil.copytree(os.path.join(TF1, "module"), module)
+    os.remove(module / "assets" / "albert_config.json")
+    tensors = {"bert/embeddings/word_embeddings": tf.zeros([500, 32]),
+               "bert/encoder/layer_0/attention/self/query/kernel": tf.zeros([32, 32])}
+    prefix = str(module / "variables" / "variables")
+    for name in os.listdir(module / "variables"):
+        os.remove(module / "variables" / name)
+    tf.raw_ops.SaveV2(prefix=prefix, tensor_names=sorted(tensors), shape_and_slices=[""] * 2,
+                      tensors=[tensors[k] for k in sorted(tensors)])
+    with pytest.raises(AlbertError) as raised:
+        AlbertClassifier.from_pretrained(str(module), num_labels=2)
+    assert str(raised.value) == (f"{module}: not an ALBERT TF Hub module (no bert/embeddings/position_embeddings "
+                                 "variable): a module of another model family (BERT, ELECTRA, ...)?")

@@ -19,20 +19,7 @@ import sys
 import numpy as np
 import pytest
 
-from tests.helpers import ROOT
-
-
-def shared_directory() -> str:
-    """../shared beside this checkout, or beside the repository it was cloned from (a fresh clone elsewhere, as CI
-    makes one); ALBERT_SHARED overrides both."""
-    if os.environ.get("ALBERT_SHARED"):
-        return os.environ["ALBERT_SHARED"]
-    candidates = [os.path.join(os.path.dirname(ROOT), "shared")]
-    origin = subprocess.run(["git", "-C", ROOT, "config", "--get", "remote.origin.url"], capture_output=True,
-                            text=True).stdout.strip()
-    if origin and os.path.isdir(origin):
-        candidates.append(os.path.join(os.path.dirname(os.path.abspath(origin)), "shared"))
-    return next((c for c in candidates if os.path.isdir(c)), candidates[0])
+from tests.helpers import ROOT, shared_directory
 
 
 SHARED = shared_directory()

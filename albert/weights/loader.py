@@ -24,6 +24,7 @@ from albert.weights.formats import (
 from albert.weights.huggingface import HuggingFaceTensors, weight_files
 from albert.weights.keras_hub import KerasHubTensors
 from albert.weights.model_garden import ModelGardenTensors
+from albert.weights.object_graph import checkpoint_names
 from albert.weights.original import BLOCK_PREFIX, encoder_of, original_variable_map
 from albert.weights.tf_checkpoints import CheckpointTensors, resolve_checkpoint_path
 
@@ -178,6 +179,8 @@ def load_weights(model, path: str, init_from_group0: bool = False) -> LoadReport
     if kind != "ours":
         return load_tensors(model, _source(model, path, kind), init_from_group0)
     path = resolve_checkpoint_path(checkpoint_of(path))
+    if not _is_run_checkpoint(path):
+        return load_tensors(model, ExportedVariables(model, path), init_from_group0)
     own = {id(v) for v in encoder_of(model).weights}
     heads = [v for v in model.weights if id(v) not in own]
     kept = [np.asarray(v) for v in heads]
@@ -192,18 +195,43 @@ def load_weights(model, path: str, init_from_group0: bool = False) -> LoadReport
     return LoadReport(path, [v.path for v in model.weights if v.path not in missing], missing, [], [])
 
 
+def _is_run_checkpoint(path: str) -> bool:
+    """A checkpoint of our training loop (the model tracked as `model/...`), not an export's variable list."""
+    return any(name.startswith("model/") for name, _ in tf.train.list_variables(path))
+
+
+class ExportedVariables:
+    """The variables of one of our SavedModels (export_to_tfhub.py's encoder / mlm) seen as original names, for
+    `load_tensors`: each saved variable's name is its Keras path, which names the same weight in a model of the
+    same config once the model's own name (its first part: `albert_pretrainer`, `albert_classifier`, ...) is set
+    aside."""
+
+    config_name = "albert_config.json in the export's assets/"
+    optional = ()
+
+    def __init__(self, model, path: str):
+        self.path, self._reader = path, tf.train.load_checkpoint(path)
+        shapes = self._reader.get_variable_to_shape_map()
+        ours = {variable.path.split("/", 1)[-1]: name for name, variable in original_variable_map(model).items()}
+        self.shapes, self._keys, self.ignored, self.unused = {}, {}, [], []
+        for key, full_name in sorted(checkpoint_names(path).items()):
+            name = ours.get(full_name.split(":")[0].split("/", 1)[-1])
+            if name is None:
+                self.unused.append(full_name)
+            elif name not in self._keys:
+                self._keys[name], self.shapes[name] = key, tuple(shapes[key])
+
+    def get(self, name: str):
+        return self._reader.get_tensor(self._keys[name])
+
+
 def _restore_ours(model, path: str):
-    """Our checkpoints hold `model/encoder/...` (a pretraining or task model); our encoder export's variables
-    hold the encoder itself as `model/...`."""
     encoder = encoder_of(model)
-    keys = [name for name, _ in tf.train.list_variables(path)]
-    nested = any(key.startswith("model/encoder/") for key in keys)
     try:
-        root = tf.train.Checkpoint(model=tf.train.Checkpoint(encoder=encoder) if nested else encoder)
-        status = root.read(path)
+        status = tf.train.Checkpoint(model=tf.train.Checkpoint(encoder=encoder)).read(path)
         status.expect_partial()
         status.assert_existing_objects_matched()
-        if encoder is not model and nested:  # heads of the same name (a fine-tuned checkpoint of the same task)
+        if encoder is not model:  # heads of the same name (a fine-tuned checkpoint of the same task)
             tf.train.Checkpoint(model=model).read(path).expect_partial()
     except (AssertionError, ValueError, tf.errors.OpError) as e:
         raise AlbertError(f"{path}: the checkpoint does not fit this model ({str(e).splitlines()[0][:200]}); use "
@@ -217,6 +245,8 @@ def init_from_checkpoint(model, path: str, init_from_group0: bool = False) -> st
     if kind != "ours":
         return str(load_tensors(model, _source(model, path, kind), init_from_group0))
     path = resolve_checkpoint_path(checkpoint_of(path))
+    if not _is_run_checkpoint(path):
+        return str(load_tensors(model, ExportedVariables(model, path), init_from_group0))
     _restore_ours(model, path)
     return f"{path}: restored the encoder (and any head of the same name) from a TF2 checkpoint"
 
@@ -329,8 +359,10 @@ def model_class_for(files: dict) -> tuple:
 
 def _class_from_checkpoint(path: str) -> tuple:
     shapes = tf.train.load_checkpoint(path).get_variable_to_shape_map()
-    names = " ".join(shapes)
+    # The keys, and an object-based checkpoint's variable names (a SavedModel's keys say only `variables/<i>`).
+    names = " ".join(shapes) + " " + " ".join(checkpoint_names(path).values())
     for marker, model_class in (("cls/predictions", "AlbertPretrainer"), ("mlm_head", "AlbertPretrainer"),
+                                ("albert_pretrainer/predictions", "AlbertPretrainer"),
                                 ("start_logits", "AlbertSquadV2"), ("squad_head/end_dense_0", "AlbertSquadV2"),
                                 ("cls/squad", "AlbertSquadV1"), ("squad_head", "AlbertSquadV1"),
                                 ("choice_head", "AlbertMultipleChoice")):
