@@ -1,6 +1,6 @@
 """A model hub on 127.0.0.1 for the tests: the protocols the resolver speaks, served from files the tests give.
 
-- Hugging Face Hub (what huggingface_hub asks): `GET /api/models/{repo}/revision/{rev}` (the commit and its file
+- Hugging Face Hub (what huggingface_hub asks): `GET /api/models/{repo}[/revision/{rev}]` (the commit and its file
   list), `GET /api/models/{repo}/tree/{rev}`, `HEAD` / `GET /{repo}/resolve/{rev}/{file}` with `X-Repo-Commit`,
   `ETag`, `Content-Length`; 404 with `X-Error-Code: RepoNotFound` / `EntryNotFound` / `RevisionNotFound`, 401 with
   `X-Error-Code: GatedRepo` for a gated repo.
@@ -80,6 +80,8 @@ class Hub:
         if path.startswith("/api/models/") and "/revision/" in path:
             repo, _, revision = path[len("/api/models/"):].partition("/revision/")
             return self._repo_info(request, repo, revision)
+        if path.startswith("/api/models/") and path.count("/") == 4:  # /api/models/{org}/{name}: the main branch
+            return self._repo_info(request, path[len("/api/models/"):], "main")
         if path.startswith("/api/models/") and "/tree/" in path:
             repo = path[len("/api/models/"):].partition("/tree/")[0]
             return self._tree(request, repo)

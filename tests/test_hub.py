@@ -44,6 +44,7 @@ def hub(tmp_path_factory):
     work = tmp_path_factory.mktemp("hub")
     server = Hub(lifetime=900)
     server.add_hf("albert/tiny-classifier", os.path.join(WEIGHTS, "hf_classifier"))
+    server.add_hf("community/tiny-classifier-pt", os.path.join(WEIGHTS, "hf_classifier_pytorch"))
     server.gated.add("albert/gated")
     for handle, archive in (("google/albert_base/3", os.path.join(TF1, "module.tar.gz")),
                             ("tensorflow/albert_en_base/3", os.path.join(TF2, "encoder.tar.gz"))):
@@ -110,6 +111,7 @@ REFERENCES = [  # (kind, reference, the same weights as local files)
     ("short name", "albert_base_v2", os.path.join(TF1, "module")),
     ("Hugging Face id", "albert/tiny-classifier", os.path.join(WEIGHTS, "hf_classifier")),
     ("Hugging Face hf://", "hf://albert/tiny-classifier@main", os.path.join(WEIGHTS, "hf_classifier")),
+    ("Hugging Face, pytorch_model.bin only", "community/tiny-classifier-pt", os.path.join(WEIGHTS, "hf_classifier")),
     ("keras-hub preset", "albert_base_en_uncased", os.path.join(WEIGHTS, "kh_backbone")),
     ("archive", os.path.join(TF1, "module.tar.gz"), os.path.join(TF1, "module")),
     ("local path", os.path.join(TF2, "encoder"), os.path.join(TF2, "encoder")),
@@ -346,3 +348,41 @@ def test_a_module_of_another_family_is_refused_in_one_line(tmp_path):
         AlbertClassifier.from_pretrained(str(module), num_labels=2)
     assert str(raised.value) == (f"{module}: not an ALBERT TF Hub module (no bert/embeddings/position_embeddings "
                                  "variable): a module of another model family (BERT, ELECTRA, ...)?")
+
+
+def test_pytorch_model_bin_is_read_without_torch_and_runs_nothing(tmp_path):
+    """pytorch_model.bin (torch.save's zip format, tools/make_pytorch_fixture.py) gives the safetensors file's
+    tensors bit for bit, strides and bfloat16 included; a pickle that names anything else is refused before it
+    runs."""
+    import pickle
+    import zipfile
+
+    from safetensors.numpy import load_file
+
+    from albert.errors import AlbertError
+    from albert.weights import torch_pickle
+
+    directory = os.path.join(WEIGHTS, "hf_classifier_pytorch")
+    got = torch_pickle.load(os.path.join(directory, "pytorch_model.bin"))
+    want = load_file(os.path.join(WEIGHTS, "hf_classifier", "model.safetensors"))
+    assert sorted(got) == sorted(want)
+    for name, value in want.items():
+        assert got[name].dtype == value.dtype and np.array_equal(got[name], value), name
+    odd = torch_pickle.load(os.path.join(directory, "strided_bf16.bin"))
+    np.testing.assert_array_equal(odd["a"], np.arange(6, dtype=np.float32).reshape(2, 3).T)
+    np.testing.assert_array_equal(odd["b"], np.array([1.5, -2.25], np.float32))
+    np.testing.assert_array_equal(odd["c"], np.array([1, 2, 3]))
+    marker = tmp_path / "ran"
+
+    class Evil:
+        def __reduce__(self):
+            return os.system, (f"touch {marker}",)
+
+    evil = tmp_path / "pytorch_model.bin"
+    with zipfile.ZipFile(evil, "w") as archive:
+        archive.writestr("archive/data.pkl", pickle.dumps({"x": Evil()}, protocol=2))
+    with pytest.raises(AlbertError) as raised:
+        torch_pickle.load(str(evil))
+    assert str(raised.value) == (f"{evil}: its pickle names posix.system, which a PyTorch state dict does not: "
+                                 "refused, nothing run (save the weights as model.safetensors)")
+    assert not marker.exists()

@@ -55,9 +55,12 @@ BAD_INPUTS = {
                    "{d}/config.json: `hidden_act` 'gelu' is not implemented (ALBERT's GELU is the tanh "
                    "approximation, Hugging Face's \"gelu_new\"); supported: gelu_new, gelu_pytorch_tanh, relu, tanh, "
                    "linear"),
-    "pytorch only": ("hf_model", lambda d: (d / "model.safetensors").rename(d / "pytorch_model.bin"),
-                     "{d}: holds pytorch_model.bin only (a PyTorch pickle); write safetensors once with "
-                     "transformers: AutoModel.from_pretrained(dir).save_pretrained(dir)"),
+    "not a PyTorch file": ("hf_model", lambda d: (d / "model.safetensors").rename(d / "pytorch_model.bin"),
+                           "{d}/pytorch_model.bin: not a PyTorch zip checkpoint (the legacy format of PyTorch < 1.6, "
+                           "or damaged); save the weights as model.safetensors"),
+    "tf_model.h5 only": ("hf_model", lambda d: (d / "model.safetensors").rename(d / "tf_model.h5"),
+                         "{d}: holds tf_model.h5 only (transformers' TensorFlow classes, not read here); save the "
+                         "weights as model.safetensors once with transformers 4"),
     "keras-hub bert": ("kh_backbone", lambda d: edit_json(d / "config.json", class_name="BertBackbone"),
                        "{d}/config.json: a keras-hub BertBackbone preset, not ALBERT (class_name must be "
                        "AlbertBackbone); pass an ALBERT preset directory"),

@@ -22,8 +22,9 @@ import urllib.parse
 from albert.errors import AlbertError
 from albert.hub import archives, cache, download, endpoints, names
 
-HF_FILES = ["config.json", "model.safetensors", "model.safetensors.index.json", "model-*.safetensors",
-            "spiece.model", "tokenizer_config.json"]
+HF_FILES = ["config.json", "spiece.model", "tokenizer_config.json"]
+HF_WEIGHTS = (["model.safetensors", "model.safetensors.index.json", "model-*.safetensors"],  # preferred
+              ["pytorch_model.bin", "pytorch_model.bin.index.json", "pytorch_model-*.bin"])  # else (read without torch)
 _HF_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+(@[\w./-]+)?$")
 
 
@@ -89,17 +90,23 @@ def kaggle(handle: str) -> str:
 
 def huggingface(repo: str) -> str:
     """A Hugging Face repo's config, weights and SentencePiece model, through huggingface_hub (its cache)."""
-    from huggingface_hub import snapshot_download  # noqa: PLC0415 -- not the package's own module
+    from huggingface_hub import HfApi, snapshot_download  # noqa: PLC0415 -- not the package's own module
     from huggingface_hub import errors as hf_errors  # noqa: PLC0415
     from huggingface_hub.utils import disable_progress_bars, enable_progress_bars  # noqa: PLC0415
 
     repo_id, _, revision = repo.partition("@")
     endpoint = endpoints.huggingface()
     (enable_progress_bars if download.progress_wanted() else disable_progress_bars)()
+    token, offline = os.environ.get("HF_TOKEN") or None, endpoints.offline()
     try:
-        return snapshot_download(repo_id, revision=revision or None, allow_patterns=HF_FILES, endpoint=endpoint,
-                                 cache_dir=endpoints.huggingface_cache(), local_files_only=endpoints.offline(),
-                                 token=os.environ.get("HF_TOKEN") or None)
+        patterns = HF_FILES + HF_WEIGHTS[0] + HF_WEIGHTS[1]  # offline: whichever is cached
+        if not offline:  # one weights format: safetensors where the repo has them, else the PyTorch pickle
+            files = [s.rfilename for s in HfApi(endpoint=endpoint, token=token).model_info(
+                repo_id, revision=revision or None).siblings or []]
+            safetensors = any(name.endswith(".safetensors") for name in files)
+            patterns = HF_FILES + HF_WEIGHTS[0 if safetensors else 1]
+        return snapshot_download(repo_id, revision=revision or None, allow_patterns=patterns, endpoint=endpoint,
+                                 cache_dir=endpoints.huggingface_cache(), local_files_only=offline, token=token)
     except hf_errors.GatedRepoError:
         raise AlbertError(f"{repo_id}: a gated or private Hugging Face repo (HTTP 401/403); accept its terms on the "
                           "Hub and set HF_TOKEN to a token that may read it") from None

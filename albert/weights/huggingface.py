@@ -15,6 +15,7 @@ import re
 import numpy as np
 
 from albert.errors import AlbertError
+from albert.weights import torch_pickle
 from albert.weights.original import encoder_of, original_variable_map
 
 SAME, TRANSPOSE = "same", "transpose"
@@ -183,21 +184,37 @@ def _convert(value: np.ndarray, layout: str) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------------------------------- files
+WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")  # preferred first; each may be sharded through an index
+
+
 def weight_files(directory: str) -> list:
-    """The safetensors file(s) of a Hugging Face directory (sharded ones through their index)."""
-    single = os.path.join(directory, "model.safetensors")
-    index = single + ".index.json"
-    if os.path.isfile(single):
-        return [single]
-    if os.path.isfile(index):
-        with open(index) as f:
-            shards = sorted(set(json.load(f)["weight_map"].values()))
-        return [os.path.join(directory, s) for s in shards]
-    if os.path.isfile(os.path.join(directory, "pytorch_model.bin")):
-        raise AlbertError(f"{directory}: holds pytorch_model.bin only (a PyTorch pickle); write safetensors once "
-                          "with transformers: AutoModel.from_pretrained(dir).save_pretrained(dir)")
-    raise AlbertError(f"{directory}: no model.safetensors (a Hugging Face model directory holds config.json, "
-                      "model.safetensors and spiece.model)")
+    """The weight file(s) of a Hugging Face directory: model.safetensors, else pytorch_model.bin (read without
+    PyTorch: albert.weights.torch_pickle); sharded ones through their index."""
+    for single in (os.path.join(directory, name) for name in WEIGHT_FILES):
+        index = single + ".index.json"
+        if os.path.isfile(single):
+            return [single]
+        if os.path.isfile(index):
+            with open(index) as f:
+                shards = sorted(set(json.load(f)["weight_map"].values()))
+            return [os.path.join(directory, s) for s in shards]
+    if os.path.isfile(os.path.join(directory, "tf_model.h5")):
+        raise AlbertError(f"{directory}: holds tf_model.h5 only (transformers' TensorFlow classes, not read here); "
+                          "save the weights as model.safetensors once with transformers 4")
+    raise AlbertError(f"{directory}: no model.safetensors or pytorch_model.bin (a Hugging Face model directory holds "
+                      "config.json, model.safetensors and spiece.model)")
+
+
+def read_weights(path: str) -> dict:
+    """{name: NumPy array} of one safetensors or PyTorch weight file."""
+    if path.endswith(".bin"):
+        return torch_pickle.load(path)
+    from safetensors.numpy import load_file  # noqa: PLC0415 -- not the package's own module
+
+    try:
+        return load_file(path)
+    except Exception as e:  # safetensors raises its own error types for a damaged header
+        raise AlbertError(f"{path}: not a readable safetensors file ({str(e).splitlines()[0][:120]})") from None
 
 
 def read_config(directory: str) -> dict:
@@ -207,14 +224,13 @@ def read_config(directory: str) -> dict:
 
 
 class HuggingFaceTensors:
-    """A Hugging Face directory (or its model.safetensors) seen as original names, for `load_tensors`."""
+    """A Hugging Face directory (or its model.safetensors / pytorch_model.bin) seen as original names, for
+    `load_tensors`."""
 
     config_name = "config.json"
     optional = ("bert/pooler/",)  # AlbertForMaskedLM / AlbertForQuestionAnswering have no pooler
 
     def __init__(self, path: str, config):
-        from safetensors.numpy import load_file
-
         directory = path if os.path.isdir(path) else os.path.dirname(path) or "."
         files = weight_files(directory) if os.path.isdir(path) else [path]
         self.path = files[0] if len(files) == 1 else directory
@@ -222,11 +238,7 @@ class HuggingFaceTensors:
         self.architecture = architecture_of(values)
         tensors = {}
         for file in files:
-            try:
-                tensors.update(load_file(file))
-            except Exception as e:  # safetensors raises its own error types for a damaged header
-                raise AlbertError(f"{file}: not a readable safetensors file ({str(e).splitlines()[0][:120]})") \
-                    from None
+            tensors.update(read_weights(file))
         known = ARCHITECTURES.get(self.architecture)
         heads = known.heads if known else tuple(HEAD_TABLES)
         prefix = "albert." if any(name.startswith("albert.") for name in tensors) else ""
