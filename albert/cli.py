@@ -48,11 +48,13 @@ def run(main, output_dir_flag: str | None = None, pass_unknown: bool = False):
 
     def guarded(argv):
         logging.set_verbosity(logging.WARNING)  # TensorFlow's INFO chatter (checkpoint sharding, ...) stays out
+        from absl import flags
+
+        if "progress" in flags.FLAGS and not flags.FLAGS.progress:
+            os.environ["ALBERT_NOPROGRESS"] = "1"  # albert.hub.download reads it (and hands it to child processes)
         with stderr_filter.filtered():
             try:
                 if output_dir_flag:
-                    from absl import flags
-
                     with exclusive(getattr(flags.FLAGS, output_dir_flag)):
                         return main(argv)
                 return main(argv)
@@ -156,8 +158,17 @@ def define_runtime_flags():
     flags.DEFINE_bool("deterministic", False, "Deterministic ops (tf.config.experimental.enable_op_determinism): a "
                       "rerun gives the same losses, bit for bit, on the same machine; somewhat slower.")
     flags.DEFINE_integer("random_seed", 12345, "Seed of initialisation and input shuffling.")
+    define_download_flag()
     flags.DEFINE_integer("log_every_steps", 0, "A progress line (loss, metrics, examples/s, tokens/s, MFU, ETA) "
                          "every this many steps; 0: about every 30 s.")
+
+
+def define_download_flag():
+    """--[no]progress, for the entry points that may download a model (albert.hub)."""
+    from absl import flags
+
+    flags.DEFINE_bool("progress", True, "Show a progress bar (size, rate) while a model is downloaded, when stderr "
+                      "is a terminal; --noprogress: never (also ALBERT_NOPROGRESS=1).")
 
 
 def define_length_flags(training: bool = True):
@@ -222,5 +233,6 @@ def define_model_directory_flags():
                         "name such as albert_base_v2, a Hugging Face id, a TF Hub handle, a URL, an archive: "
                         "downloaded once into the cache).")
     flags.DEFINE_string("checkpoint_name", BEST_CHECKPOINT, "Checkpoint prefix inside --albert_directory.")
+    define_download_flag()
     flags.DEFINE_string("spm_model_file", None, "SentencePiece model (default: the one .model file of the "
                         "directory).")

@@ -30,6 +30,7 @@ flags.DEFINE_string("architecture", None, "Hugging Face class the weights hold o
                     "AlbertForSequenceClassification, AlbertForQuestionAnswering, AlbertForMultipleChoice).")
 flags.DEFINE_string("checkpoint_name", BEST_CHECKPOINT, "Checkpoint prefix inside a release-layout --input.")
 flags.DEFINE_string("spm_model_file", None, "SentencePiece model (default: the one of --input).")
+cli.define_download_flag()
 FLAGS = flags.FLAGS
 
 
