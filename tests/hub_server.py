@@ -4,7 +4,8 @@
   list), `GET /api/models/{repo}/tree/{rev}`, `HEAD` / `GET /{repo}/resolve/{rev}/{file}` with `X-Repo-Commit`,
   `ETag`, `Content-Length`; 404 with `X-Error-Code: RepoNotFound` / `EntryNotFound` / `RevisionNotFound`, 401 with
   `X-Error-Code: GatedRepo` for a gated repo.
-- TF Hub: `GET /{handle}?tf-hub-format=compressed` -> the module's tar.gz.
+- TF Hub: `GET /{handle}?tf-hub-format=compressed` -> the module's tar.gz, or a 302 to where it lives (tfhub.dev
+  sends its handles to Kaggle Models).
 - Plain files (release tarballs): `GET /{path}`, with `Range` requests answered 206.
 - Kaggle: `GET /api/v1/models/{owner}/{model}/{framework}/{variation}/{version}/download` -> the archive.
 
@@ -40,6 +41,7 @@ class Hub:
         self.gated = set()
         self.files = {}  # path (with query) -> bytes
         self.slow, self.cut = set(), set()
+        self.redirects = {}  # path (with query) -> where a 302 sends it (tfhub.dev's handles go to Kaggle)
         self.log = []
         self.range_log = []  # (path, Range header) of each ranged request
         hub = self
@@ -89,6 +91,12 @@ class Hub:
             repo, _, rest = path[1:].partition("/resolve/")
             return self._hf_file(request, repo, rest.partition("/")[2], head)
         key = path + (f"?{split.query}" if split.query else "")
+        if key in self.redirects:
+            request.send_response(302)
+            request.send_header("Location", self.redirects[key])
+            request.send_header("Content-Length", "0")
+            request.end_headers()
+            return
         if key in self.files:
             return self._send(request, self.files[key], head, key)
         return self._error(request, 404, "EntryNotFound")

@@ -50,14 +50,27 @@ def hub(tmp_path_factory):
                             ("tensorflow/albert_en_base/3", os.path.join(TF2, "encoder.tar.gz"))):
         with open(archive, "rb") as f:
             server.add_file(f"/{handle}?tf-hub-format=compressed", f.read())
+    # tfhub.dev sends the original's handles to Kaggle Models, where the same archive lives.
+    kaggle_model = "/models/google/albert/tensorFlow1/base/3?tf-hub-format=compressed"
+    server.files[kaggle_model] = server.files["/google/albert_base/3?tf-hub-format=compressed"]
+    server.redirects["/google/albert_large/3?tf-hub-format=compressed"] = server.url + kaggle_model
     release = tar_gz(str(release_dir(work / "albert_base")), top="albert_base")
-    for name in ("albert_base_v2", "albert_large_v2", "slow", "twice"):
+    for name in ("albert_base_v2", "albert_large_v2", "slow", "albert_xlarge_v2", "big"):
         server.add_file(f"/albert_models/{name}.tar.gz", release)
-    server.slow.update({"/albert_models/slow.tar.gz", "/albert_models/twice.tar.gz"})
+    server.slow.update({"/albert_models/slow.tar.gz", "/albert_models/albert_xlarge_v2.tar.gz"})
     server.add_file("/keras/albert/keras/albert_base_en_uncased/5",  # not the API path: the API redirects nowhere
                     b"")
     server.add_file("/api/v1/models/keras/albert/keras/albert_base_en_uncased/5/download",
                     tar_gz(os.path.join(WEIGHTS, "kh_backbone")))
+    # A Model Garden TF2 checkpoint in its tarball layout (albert_config.json, bert_model.ckpt, 30k-clean.model): the
+    # object-based variables of the Model Garden encoder, named as Model Garden's tarballs name their checkpoint.
+    garden = work / "albert_base_garden"
+    garden.mkdir()
+    for name in ("albert_config.json", "30k-clean.model"):
+        shutil.copyfile(os.path.join(TF1, "module", "assets", name), garden / name)
+    for suffix in (".index", ".data-00000-of-00001"):
+        shutil.copyfile(os.path.join(TF2, "encoder", "variables", "variables" + suffix), garden / f"bert_model.ckpt{suffix}")
+    server.add_file("/tf_model_garden/nlp/albert/albert_base.tar.gz", tar_gz(str(garden), top="albert_base"))
     server.add_file("/albert_models/cut.tar.gz", release)
     server.cut.add("/albert_models/cut.tar.gz")
     server.add_file("/albert_models/garbage.tar.gz", b"this is not an archive" * 100)
@@ -107,8 +120,11 @@ def encoder_outputs(reference):
 REFERENCES = [  # (kind, reference, the same weights as local files)
     ("TF Hub TF1 handle", "https://tfhub.dev/google/albert_base/3", os.path.join(TF1, "module")),
     ("TF Hub TF2 handle", "https://tfhub.dev/tensorflow/albert_en_base/3", os.path.join(TF2, "encoder")),
+    ("TF Hub handle redirected to Kaggle", "https://tfhub.dev/google/albert_large/3", os.path.join(TF1, "module")),
+    ("Kaggle Models URL", "https://www.kaggle.com/models/google/albert/tensorFlow1/base/3", os.path.join(TF1, "module")),
     ("tarball URL", "{url}/albert_models/albert_large_v2.tar.gz", os.path.join(TF1, "module")),
     ("short name", "albert_base_v2", os.path.join(TF1, "module")),
+    ("Model Garden tarball URL", "{url}/tf_model_garden/nlp/albert/albert_base.tar.gz", os.path.join(TF2, "encoder")),
     ("Hugging Face id", "albert/tiny-classifier", os.path.join(WEIGHTS, "hf_classifier")),
     ("Hugging Face hf://", "hf://albert/tiny-classifier@main", os.path.join(WEIGHTS, "hf_classifier")),
     ("Hugging Face, pytorch_model.bin only", "community/tiny-classifier-pt", os.path.join(WEIGHTS, "hf_classifier")),
@@ -126,7 +142,7 @@ def test_every_reference_kind_downloads_once_loads_and_works_offline(hub, env, k
     before = len(server.log)
     sequence, pooled, model = encoder_outputs(reference)
     downloads = [entry for entry in server.log[before:] if entry[0] == "GET" and "/api/models/" not in entry[1]
-                 and "/api/agent" not in entry[1]]
+                 and "/api/agent" not in entry[1] and entry[1] not in server.redirects]
     expected_sequence, expected_pooled, _ = encoder_outputs(local)
     np.testing.assert_array_equal(sequence, expected_sequence)
     np.testing.assert_array_equal(pooled, expected_pooled)
@@ -195,15 +211,33 @@ def fetch_in_process(reference, env_values, tmp_path, name):
                             text=True, env=dict(os.environ, **env_values, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2"))
 
 
-def test_two_processes_download_once_and_both_load(hub, env):
+def test_two_processes_download_a_name_once_and_both_load(hub, env):
     server, _ = hub
-    url = f"{server.url}/albert_models/twice.tar.gz"
-    before = server.count("/albert_models/twice.tar.gz")
-    processes = [fetch_in_process(url, env, None, i) for i in range(2)]
+    before = server.count("/albert_models/albert_xlarge_v2.tar.gz")
+    processes = [fetch_in_process("albert_xlarge_v2", env, None, i) for i in range(2)]
     results = [p.communicate(timeout=300) for p in processes]
     assert [p.returncode for p in processes] == [0, 0], [r[1][-2000:] for r in results]
     assert results[0][0] == results[1][0]  # the same weights
-    assert server.count("/albert_models/twice.tar.gz") - before == 1  # one download
+    assert server.count("/albert_models/albert_xlarge_v2.tar.gz") - before == 1  # one download
+
+
+def test_a_full_disk_is_one_line_and_leaves_nothing(hub, env, tmp_path):
+    """The cache's file system fills up mid-download (a file size limit stands in for a full disk: the write fails
+    the same way); the run ends in one line, and no partial file is left to trust."""
+    server, _ = hub
+    script = ("import resource, signal, sys\n"
+              "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+              "resource.setrlimit(resource.RLIMIT_FSIZE, (50000, 50000))\n"
+              "from albert.errors import AlbertError\n"
+              "from albert.hub.resolve import resolve\n"
+              "try:\n    resolve(sys.argv[1])\nexcept AlbertError as e:\n    print(e)\n")
+    result = subprocess.run([sys.executable, "-c", script, f"{server.url}/albert_models/big.tar.gz"],
+                            capture_output=True, text=True, timeout=120,
+                            env=dict(os.environ, **env, PYTHONPATH=ROOT))
+    line = result.stdout.strip()
+    assert line.startswith(f"{env['ALBERT_CACHE']}/urls: disk full while downloading {server.url}/albert_models/"
+                           "big.tar.gz (File too large); free space or set ALBERT_CACHE to a larger disk"), result
+    assert [f for _, _, files in os.walk(env["ALBERT_CACHE"]) for f in files if not f.endswith(".lock")] == []
 
 
 def test_a_download_killed_half_way_resumes(hub, env):

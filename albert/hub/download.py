@@ -109,10 +109,10 @@ def fetch(url: str, path: str, label: str, headers: dict | None = None) -> str:
                     out.write(chunk)
                     progress.update(len(chunk))
         except OSError as e:
-            if e.errno == errno.ENOSPC:
+            if e.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT):
                 os.remove(part)
-                raise AlbertError(f"{os.path.dirname(path)}: disk full while downloading {url}; free space or set "
-                                  "ALBERT_CACHE to a larger disk") from None
+                raise AlbertError(f"{os.path.dirname(path)}: disk full while downloading {url} ({e.strerror}); free "
+                                  "space or set ALBERT_CACHE to a larger disk") from None
             raise
         progress.close()
     size = os.path.getsize(part)
