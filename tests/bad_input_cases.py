@@ -44,6 +44,12 @@ CASES = [
     ("pt", ["--init_checkpoint={w}/nodata/model.ckpt"], "data file(s) (model.ckpt.data-*) missing"),
     ("pt", ["--init_checkpoint={w}/cut/model.ckpt"], CUT),
     ("pt", ["--init_checkpoint={w}/stale"], "{w}/stale/model.ckpt-9: --init_checkpoint not found"),
+    ("pt", ["--init_checkpoint=albert_bse_v2"], "run_pretraining.py: error: albert_bse_v2: not a file or directory, "
+                                                "and not a known model name (closest known names: albert_base_v2"),
+    ("pt", ["--init_checkpoint=http://127.0.0.1:9/albert_models/albert_base_v2.tar.gz"],
+     "run_pretraining.py: error: 127.0.0.1:9: cannot be reached ("),
+    ("pt", ["--init_checkpoint=kaggle://keras/albert"], "kaggle://keras/albert: a Kaggle model handle is "
+                                                        "kaggle://owner/model/framework/variation/version"),
     ("pt", ["--init_checkpoint={w}/emptydir"], "{w}/emptydir: --init_checkpoint is a directory with no checkpoint"),
     ("pt", ["--init_checkpoint={w}/notes.txt"], "{w}/notes.txt: --init_checkpoint not found"),
     ("pt", ["--init_checkpoint={w}/missing.safetensors"], "{w}/missing.safetensors: --init_checkpoint not found"),

@@ -13,6 +13,8 @@
   would be shut down at interpreter exit, logging to stderr after the run).
 """
 
+import asyncio
+import logging
 import time
 
 from albert.errors import AlbertError
@@ -76,7 +78,8 @@ def check_cluster(pipeline_options):
             raise AlbertError(f"a Dask worker of {where} cannot import this project ({type(e).__name__}: {e}); "
                               "start the workers with it on their PYTHONPATH, or pip install it there") from None
     finally:
-        client.close()
+        quiet_shutdown()
+        client.close(timeout=CLOSE_S)
 
 
 def wait(result, poll_s: float = 2.0):
@@ -108,12 +111,37 @@ def wait(result, poll_s: float = 2.0):
                           "limits?) and rerun") from None
 
 
+CLOSE_S = 120  # closing the client and the LocalCluster: generous, for a busy machine
+
+
+class ShutdownNoise(logging.Filter):
+    """Drops asyncio's "Future exception was never retrieved" for a TimeoutError. distributed's shutdown leaves such
+    futures behind when a machine is busy (a comm or heartbeat that timed out while the client or its LocalCluster
+    closed, after the job's results were in); asyncio logs them when they are collected, possibly at interpreter
+    exit, after the run succeeded. They say nothing about the run (its results were checked before the close, and
+    a failure of the run is raised there), so they are dropped; every other asyncio message still shows."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        return not (isinstance(error, (TimeoutError, asyncio.TimeoutError))
+                    and record.getMessage().startswith("Future exception was never retrieved"))
+
+
+def quiet_shutdown():
+    """Install ShutdownNoise on asyncio's logger, once per process."""
+    logger = logging.getLogger("asyncio")
+    if not any(isinstance(f, ShutdownNoise) for f in logger.filters):
+        logger.addFilter(ShutdownNoise())
+
+
 def close(result):
-    """Close the runner's client, and the LocalCluster it started when no address was given."""
+    """Close the runner's client, and the LocalCluster it started when no address was given, waiting up to
+    CLOSE_S for each; what their shutdown leaves behind is retrieved or, if only noise, dropped (ShutdownNoise)."""
     client = getattr(result, "client", None)
     if client is None:
         return
+    quiet_shutdown()
     cluster = getattr(client, "cluster", None)
-    client.close()
+    client.close(timeout=CLOSE_S)
     if cluster is not None:
-        cluster.close()
+        cluster.close(timeout=CLOSE_S)

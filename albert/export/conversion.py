@@ -46,7 +46,7 @@ def build_model(files: dict, architecture: str | None = None):
         model_class, arguments, architecture = model_class_for(files)
     keras.mixed_precision.set_global_policy("float32")
     model = MODEL_CLASSES[model_class](config, **arguments)
-    return model, load_weights(model, files["checkpoint"]), architecture
+    return model, load_weights(model, files["checkpoint"], kind=files["format"]), architecture
 
 
 def _num_labels(files: dict) -> int:

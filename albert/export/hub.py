@@ -139,7 +139,7 @@ def load_pretrainer(files: dict):
     model = AlbertPretrainer(config)
     path = files["checkpoint"]
     try:
-        report = load_weights(model, path)
+        report = load_weights(model, path, kind=files["format"])
     except AlbertError as e:
         if files["format"] != "ours":
             raise

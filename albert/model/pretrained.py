@@ -122,7 +122,7 @@ class PretrainedMixin:
             raise AlbertError(f"{cls.__name__}.from_pretrained: seq_length {seq_length} must be in [3, "
                               f"max_position_embeddings = {config.max_position_embeddings}] of {files['config']}")
         model = cls(config, **arguments)
-        model.load_report = load_weights(model, files["checkpoint"])
+        model.load_report = load_weights(model, files["checkpoint"], kind=files["format"])
         if model.load_report.missing:
             log.warning("%s: freshly initialised (not in %s): %s", cls.__name__, files["checkpoint"],
                         ", ".join(model.load_report.missing))

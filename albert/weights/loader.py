@@ -166,16 +166,18 @@ def _source(model, path: str, kind: str):
     return CheckpointTensors(path)
 
 
-def load_weights(model, path: str, init_from_group0: bool = False) -> LoadReport:
+def load_weights(model, path: str, init_from_group0: bool = False, kind: str | None = None) -> LoadReport:
     """Load weights of any format into an encoder or any task model (albert.model.task_models). The report's
     `missing` lists what the source lacks (a task head, or the pooler of a token-level Hugging Face class), which
     keeps its initialisation; `ignored` optimizer slots, buffers and tied copies; `unused` what the model has no
     place for.
     For our TF2 checkpoints `missing` is found exactly: each head variable holds NaN during the restore, and one
     still all NaN after it was not in the checkpoint and gets its value back. `path` may be any model reference
-    (albert.hub.resolve: a name, a hub id or handle, a URL, an archive)."""
-    path = resolve(path)
-    kind = detect_format(path)
+    (albert.hub.resolve: a name, a hub id or handle, a URL, an archive). `kind` is the format when the caller has
+    already detected it (`model_directory_files`'s `format`), so a model directory is classified once."""
+    if kind is None:
+        path = resolve(path)
+        kind = detect_format(path)
     if kind != "ours":
         return load_tensors(model, _source(model, path, kind), init_from_group0)
     path = resolve_checkpoint_path(checkpoint_of(path))
