@@ -17,6 +17,7 @@ This module imports no TensorFlow: the command lines use it to check their flags
 
 import json
 import os
+import re
 
 from albert.errors import AlbertError
 from albert.hub.resolve import resolve
@@ -151,9 +152,9 @@ def checkpoint_of(path: str) -> str:
         return named_checkpoint(state)
     best = os.path.join(path, BEST_CHECKPOINT)
     found = sorted(f[:-len(".index")] for f in os.listdir(path) if f.endswith(".index"))
-    if not os.path.isfile(best + ".index") and len(found) == 1:
-        return os.path.join(path, found[0])  # e.g. Model Garden's bert_model.ckpt
-    return best
+    if not os.path.isfile(best + ".index") and len(found) == 1 and not re.search(r"-\d+$", found[0]):
+        return os.path.join(path, found[0])  # a tarball's one named checkpoint (Model Garden's bert_model.ckpt);
+    return best  # a run's step checkpoints are chosen by the user (--checkpoint_name), never guessed
 
 
 def _read_bytes(path: str) -> bytes:
