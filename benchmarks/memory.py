@@ -19,6 +19,10 @@ import sys
 import tempfile
 import time
 
+# TensorFlow keeps CPU allocator statistics (get_memory_info) only with its BFC allocator, which it picks by
+# itself only where oneDNN is on (Intel CPUs): asked for on every CPU, before TensorFlow loads.
+os.environ.setdefault("TF_CPU_ALLOCATOR_USE_BFC", "true")
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))

@@ -2,6 +2,10 @@ import os
 import sys
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+# TensorFlow keeps allocator statistics (tf.config.experimental.get_memory_info, tests/test_recompute.py) on the CPU
+# only with its BFC allocator, which it picks by itself only where oneDNN is on (Intel CPUs): asked for here, so the
+# tests do not depend on the machine's CPU. Subprocesses inherit it.
+os.environ.setdefault("TF_CPU_ALLOCATOR_USE_BFC", "true")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
