@@ -45,6 +45,7 @@ def hub(tmp_path_factory):
     server = Hub(lifetime=900)
     server.add_hf("albert/tiny-classifier", os.path.join(WEIGHTS, "hf_classifier"))
     server.add_hf("community/tiny-classifier-pt", os.path.join(WEIGHTS, "hf_classifier_pytorch"))
+    server.add_hf("community/tiny-classifier-tf", os.path.join(WEIGHTS, "tf_h5_classifier"))
     server.gated.add("albert/gated")
     for handle, archive in (("google/albert_base/3", os.path.join(TF1, "module.tar.gz")),
                             ("tensorflow/albert_en_base/3", os.path.join(TF2, "encoder.tar.gz"))):
@@ -128,6 +129,7 @@ REFERENCES = [  # (kind, reference, the same weights as local files)
     ("Hugging Face id", "albert/tiny-classifier", os.path.join(WEIGHTS, "hf_classifier")),
     ("Hugging Face hf://", "hf://albert/tiny-classifier@main", os.path.join(WEIGHTS, "hf_classifier")),
     ("Hugging Face, pytorch_model.bin only", "community/tiny-classifier-pt", os.path.join(WEIGHTS, "hf_classifier")),
+    ("Hugging Face, tf_model.h5 only", "community/tiny-classifier-tf", os.path.join(WEIGHTS, "tf_h5_classifier")),
     ("keras-hub preset", "albert_base_en_uncased", os.path.join(WEIGHTS, "kh_backbone")),
     ("archive", os.path.join(TF1, "module.tar.gz"), os.path.join(TF1, "module")),
     ("local path", os.path.join(TF2, "encoder"), os.path.join(TF2, "encoder")),
@@ -422,3 +424,50 @@ def test_pytorch_model_bin_is_read_without_torch_and_runs_nothing(tmp_path):
     assert str(raised.value) == (f"{evil}: its pickle names posix.system, which a PyTorch state dict does not: "
                                  "refused, nothing run (save the weights as model.safetensors)")
     assert not marker.exists()
+
+
+def test_tfhub_cache_dir_is_shared_with_tensorflow_hub(tmp_path):
+    """With TFHUB_CACHE_DIR set, a TF Hub handle lands where tensorflow_hub looks for it: tensorflow_hub's own
+    resolver then finds the module there (it could not download it: tfhub.dev cannot be reached from here)."""
+    server = Hub(lifetime=300)
+    with open(os.path.join(TF2, "encoder.tar.gz"), "rb") as f:
+        server.add_file("/tensorflow/albert_en_base/3?tf-hub-format=compressed", f.read())
+    script = ("import sys\n"
+              "from albert.hub.resolve import resolve\n"
+              "ours = resolve('https://tfhub.dev/tensorflow/albert_en_base/3')\n"
+              "import tensorflow_hub\n"
+              "print(ours == tensorflow_hub.resolve('https://tfhub.dev/tensorflow/albert_en_base/3'), ours)\n")
+    env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2", TFHUB_CACHE_DIR=str(tmp_path / "tfhub"),
+               ALBERT_CACHE=str(tmp_path / "albert"), ALBERT_TFHUB_ENDPOINT=server.url)
+    try:
+        result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300)
+    finally:
+        server.stop()
+    assert result.returncode == 0, result.stderr[-3000:]
+    same, path = result.stdout.split()
+    assert same == "True" and path.startswith(str(tmp_path / "tfhub"))
+    assert os.path.isfile(path + ".descriptor")
+
+
+@pytest.mark.parametrize("fixture", ["tf_h5_classifier", "tf_h5_pretraining"])
+def test_tf_model_h5_gives_transformers_tensorflow_outputs(fixture):
+    """tf_model.h5 as transformers 4.46.3's TensorFlow classes wrote it (tools/make_tf_h5_fixture.py: every weight
+    random, 4 layers over 2 groups x 2 inner groups, E < H) gives those classes' outputs within 1e-5."""
+    import albert
+
+    directory = os.path.join(WEIGHTS, fixture)
+    golden = np.load(os.path.join(directory, "golden.npz"))
+    features = {k: golden[k] for k in ("input_ids", "input_mask", "segment_ids")}
+    if fixture == "tf_h5_classifier":
+        model = albert.AlbertClassifier.from_pretrained(directory, num_labels=3)
+        np.testing.assert_allclose(np.asarray(model(features)), golden["logits"], atol=1e-5)
+        outputs = model.encoder(features)
+    else:
+        model = albert.AlbertPretrainer.from_pretrained(directory)
+        positions = np.tile(np.arange(12, dtype=np.int32), (3, 1))
+        outputs = model.with_hidden_states(dict(features, masked_lm_positions=positions))
+        np.testing.assert_allclose(np.asarray(outputs["mlm_logits"]), golden["prediction_logits"], atol=1e-5)
+        np.testing.assert_allclose(np.asarray(outputs["sop_logits"]), golden["sop_logits"], atol=1e-5)
+        assert model.load_report.ignored == ["predictions.decoder.bias"]  # tied to predictions.bias, checked equal
+    np.testing.assert_allclose(np.asarray(outputs["sequence_output"]), golden["sequence_output"], atol=1e-5)
+    assert model.load_report.missing == [] and model.load_report.unused == []

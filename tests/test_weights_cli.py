@@ -58,9 +58,9 @@ BAD_INPUTS = {
     "not a PyTorch file": ("hf_model", lambda d: (d / "model.safetensors").rename(d / "pytorch_model.bin"),
                            "{d}/pytorch_model.bin: not a PyTorch zip checkpoint (the legacy format of PyTorch < 1.6, "
                            "or damaged); save the weights as model.safetensors"),
-    "tf_model.h5 only": ("hf_model", lambda d: (d / "model.safetensors").rename(d / "tf_model.h5"),
-                         "{d}: holds tf_model.h5 only (transformers' TensorFlow classes, not read here); save the "
-                         "weights as model.safetensors once with transformers 4"),
+    "no weights": ("hf_model", lambda d: (d / "model.safetensors").unlink(),
+                   "{d}: no model.safetensors, pytorch_model.bin or tf_model.h5 (a Hugging Face model directory holds "
+                   "config.json, model.safetensors and spiece.model)"),
     "keras-hub bert": ("kh_backbone", lambda d: edit_json(d / "config.json", class_name="BertBackbone"),
                        "{d}/config.json: a keras-hub BertBackbone preset, not ALBERT (class_name must be "
                        "AlbertBackbone); pass an ALBERT preset directory"),

@@ -50,9 +50,11 @@ def not_cached(reference: str, target: str) -> AlbertError:
                        f"({download.OFFLINE_SWITCH} or HF_HUB_OFFLINE=1); run once online to download it")
 
 
-def fetched(reference: str, url: str, target: str, headers: dict | None = None, check=None) -> str:
+def fetched(reference: str, url: str, target: str, headers: dict | None = None, check=None,
+            descriptor: bool = False) -> str:
     """The model folder of the archive at `url`, downloaded once into the cache entry `target`. `check(folder)`
-    raises for an archive that is not what `reference` promised (the entry is then removed)."""
+    raises for an archive that is not what `reference` promised (the entry is then removed); `descriptor` writes
+    tensorflow_hub's descriptor file beside the entry (a TF Hub handle's)."""
     if os.path.isdir(target):
         return archives.model_folder(target)
     if endpoints.offline():
@@ -73,7 +75,7 @@ def fetched(reference: str, url: str, target: str, headers: dict | None = None, 
         except AlbertError:
             shutil.rmtree(target, ignore_errors=True)
             raise
-        if target.startswith(os.path.dirname(tfhub_entry("x"))):
+        if descriptor:
             _describe(target, reference)
     return folder
 

@@ -15,6 +15,7 @@ A reference is one of (in the order they are tried):
 Anything else is an AlbertError naming the closest known names.
 """
 
+import fnmatch
 import os
 import re
 import urllib.parse
@@ -24,7 +25,8 @@ from albert.hub import archives, cache, download, endpoints, names
 
 HF_FILES = ["config.json", "spiece.model", "tokenizer_config.json"]
 HF_WEIGHTS = (["model.safetensors", "model.safetensors.index.json", "model-*.safetensors"],  # preferred
-              ["pytorch_model.bin", "pytorch_model.bin.index.json", "pytorch_model-*.bin"])  # else (read without torch)
+              ["pytorch_model.bin", "pytorch_model.bin.index.json", "pytorch_model-*.bin"],  # read without PyTorch
+              ["tf_model.h5"])  # transformers 4's TensorFlow classes
 _HF_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+(@[\w./-]+)?$")
 
 
@@ -68,7 +70,7 @@ def tfhub(handle: str) -> str:
     url = endpoints.address(handle.rstrip("/"))
     query = "&" if "?" in url else "?"
     return cache.fetched(handle, f"{url}{query}tf-hub-format=compressed", cache.tfhub_entry(handle),
-                         check=lambda folder: _check_module(handle, folder))
+                         check=lambda folder: _check_module(handle, folder), descriptor=True)
 
 
 def _check_module(handle: str, folder: str):
@@ -99,12 +101,12 @@ def huggingface(repo: str) -> str:
     (enable_progress_bars if download.progress_wanted() else disable_progress_bars)()
     token, offline = os.environ.get("HF_TOKEN") or None, endpoints.offline()
     try:
-        patterns = HF_FILES + HF_WEIGHTS[0] + HF_WEIGHTS[1]  # offline: whichever is cached
-        if not offline:  # one weights format: safetensors where the repo has them, else the PyTorch pickle
+        patterns = HF_FILES + [p for group in HF_WEIGHTS for p in group]  # offline: whichever is cached
+        if not offline:  # one weights format, the first the repo has: safetensors, the PyTorch pickle, tf_model.h5
             files = [s.rfilename for s in HfApi(endpoint=endpoint, token=token).model_info(
                 repo_id, revision=revision or None).siblings or []]
-            safetensors = any(name.endswith(".safetensors") for name in files)
-            patterns = HF_FILES + HF_WEIGHTS[0 if safetensors else 1]
+            has = [any(fnmatch.fnmatch(name, p) for name in files for p in group) for group in HF_WEIGHTS]
+            patterns = HF_FILES + HF_WEIGHTS[has.index(True) if True in has else 0]
         return snapshot_download(repo_id, revision=revision or None, allow_patterns=patterns, endpoint=endpoint,
                                  cache_dir=endpoints.huggingface_cache(), local_files_only=offline, token=token)
     except hf_errors.GatedRepoError:

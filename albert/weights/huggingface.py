@@ -16,6 +16,7 @@ import numpy as np
 
 from albert.errors import AlbertError
 from albert.weights import torch_pickle
+from albert.weights.keras_hub import read_h5
 from albert.weights.original import encoder_of, original_variable_map
 
 SAME, TRANSPOSE = "same", "transpose"
@@ -184,7 +185,8 @@ def _convert(value: np.ndarray, layout: str) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------------------------------- files
-WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")  # preferred first; each may be sharded through an index
+# Preferred first; each may be sharded through an index. tf_model.h5 is transformers 4's TensorFlow classes' file.
+WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin", "tf_model.h5")
 
 
 def weight_files(directory: str) -> list:
@@ -198,23 +200,50 @@ def weight_files(directory: str) -> list:
             with open(index) as f:
                 shards = sorted(set(json.load(f)["weight_map"].values()))
             return [os.path.join(directory, s) for s in shards]
-    if os.path.isfile(os.path.join(directory, "tf_model.h5")):
-        raise AlbertError(f"{directory}: holds tf_model.h5 only (transformers' TensorFlow classes, not read here); "
-                          "save the weights as model.safetensors once with transformers 4")
-    raise AlbertError(f"{directory}: no model.safetensors or pytorch_model.bin (a Hugging Face model directory holds "
-                      "config.json, model.safetensors and spiece.model)")
+    raise AlbertError(f"{directory}: no model.safetensors, pytorch_model.bin or tf_model.h5 (a Hugging Face model "
+                      "directory holds config.json, model.safetensors and spiece.model)")
 
 
 def read_weights(path: str) -> dict:
-    """{name: NumPy array} of one safetensors or PyTorch weight file."""
+    """{name: NumPy array} of one safetensors, PyTorch or transformers-TensorFlow weight file, in the PyTorch
+    state dict's names and layouts."""
     if path.endswith(".bin"):
         return torch_pickle.load(path)
+    if path.endswith(".h5"):
+        return _from_tensorflow(read_h5(path), path)
     from safetensors.numpy import load_file  # noqa: PLC0415 -- not the package's own module
 
     try:
         return load_file(path)
     except Exception as e:  # safetensors raises its own error types for a damaged header
         raise AlbertError(f"{path}: not a readable safetensors file ({str(e).splitlines()[0][:120]})") from None
+
+
+def _tensorflow_to_pytorch(name: str) -> tuple:
+    """(state-dict name, transposed?) of a weight of transformers' TensorFlow classes, as transformers maps them:
+    the model's own scope dropped (`tf_albert_for_.../`), `_._` -> `.`, `/` -> `.`, Keras' `kernel` -> `weight`
+    (transposed: Keras [in, out], PyTorch [out, in]), `gamma` / `beta` -> `weight` / `bias`, an embedding table's
+    `embeddings` -> `weight`."""
+    parts = name.split(":")[0].split("/")
+    for at, part in enumerate(parts):
+        if part.startswith("tf_albert"):
+            parts = parts[at + 1:]
+            break
+    parts = [p.replace("_._", ".") for p in parts]
+    last = {"kernel": "weight", "gamma": "weight", "beta": "bias", "embeddings": "weight"}.get(parts[-1], parts[-1])
+    return ".".join(parts[:-1] + [last]), parts[-1] == "kernel"
+
+
+def _from_tensorflow(tensors: dict, path: str) -> dict:
+    out = {}
+    for name, value in tensors.items():
+        if not name.split("/")[-1].endswith(":0") or "optimizer" in name.split("/")[0]:
+            continue
+        torch_name, transposed = _tensorflow_to_pytorch(name)
+        out[torch_name] = np.ascontiguousarray(value.T) if transposed else value
+    if not out:
+        raise AlbertError(f"{path}: no weights of transformers' TensorFlow classes in it")
+    return out
 
 
 def read_config(directory: str) -> dict:

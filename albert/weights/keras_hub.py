@@ -113,7 +113,8 @@ def convert_layout(value: np.ndarray, layout: str) -> np.ndarray:
     return value
 
 
-def _read_h5(path: str) -> dict:
+def read_h5(path: str) -> dict:
+    """{dataset path: NumPy array} of a Keras weights file (h5py)."""
     import h5py
 
     out = {}
@@ -145,11 +146,11 @@ class KerasHubTensors:
                 rows += [(prefix + ours, BLOCK_ORIGINAL.format(g=g, k=k) + original, layout)
                          for ours, original, layout in BLOCK_TABLE]
         self.shapes, self._values, self.ignored, self.unused, self._names = {}, {}, [], [], {}
-        self._add(self.path, _read_h5(self.path), rows, config, "")
+        self._add(self.path, read_h5(self.path), rows, config, "")
         task, _ = task_of(directory)
         task_file = os.path.join(directory, "task.weights.h5")
         if task and os.path.isfile(task_file):
-            self._add(task_file, _read_h5(task_file), TASKS.get(task, (None, []))[1], config, "task.weights.h5:")
+            self._add(task_file, read_h5(task_file), TASKS.get(task, (None, []))[1], config, "task.weights.h5:")
 
     def _add(self, path, tensors, rows, config, label):
         table = {name: (original, layout) for name, original, layout in rows}
