@@ -41,3 +41,7 @@ def shared_directory() -> str:
     if origin and os.path.isdir(origin):
         candidates.append(os.path.join(os.path.dirname(os.path.abspath(origin)), "shared"))
     return next((c for c in candidates if os.path.isdir(c)), candidates[0])
+
+
+WEIGHT_FIXTURES = os.path.join(FIXTURES, "weights")
+HUB_ARTIFACTS = os.path.join(shared_directory(), "hub_artifacts")  # the real hub artifacts (../shared)

@@ -35,6 +35,19 @@ def tar_gz(directory: str, top: str | None = None) -> bytes:
     return buffer.getvalue()
 
 
+def tar_gz_member(name: str, data: bytes = b"", link: str | None = None) -> bytes:
+    """A tar.gz of one member: a file of `data`, or a symbolic link to `link` (archives the resolver must refuse)."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        info = tarfile.TarInfo(name)
+        if link is None:
+            info.size = len(data)
+        else:
+            info.type, info.linkname = tarfile.SYMTYPE, link
+        tar.addfile(info, io.BytesIO(data) if link is None else None)
+    return buffer.getvalue()
+
+
 class Hub:
     def __init__(self, lifetime: float = 600):
         self.hf = {}  # repo id -> {file name: bytes}

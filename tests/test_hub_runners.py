@@ -12,12 +12,13 @@ import sys
 
 import pytest
 
-from tests.helpers import ROOT
+from tests.helpers import HUB_ARTIFACTS, ROOT
 from tests.hub_server import Hub
 from tests.squad_helpers import make_squad
-from tests.test_hub import TF1, pytestmark  # noqa: F401 -- skipped without ../shared/hub_artifacts
 from tests.test_run_classifier import setup_task
 from tests.test_run_race import make_race
+
+TF1 = os.path.join(HUB_ARTIFACTS, "tf1_module")
 
 
 @pytest.fixture(scope="module")
