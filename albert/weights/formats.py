@@ -120,9 +120,10 @@ def directory_files(directory: str) -> dict | None:
 
 
 def detect_format(path: str) -> str:
-    """"original", "ours", "huggingface" or "keras_hub" for a checkpoint prefix, a directory (a model directory, or
-    one whose `checkpoint` file names a checkpoint) or a weights file: from the names and config files, and for a
-    TensorFlow checkpoint whether its .index holds an object graph (ours, TF2) or only names (the original's)."""
+    """"original", "ours", "model_garden", "huggingface" or "keras_hub" for a checkpoint prefix, a directory (a model
+    directory, or one whose `checkpoint` file names a checkpoint) or a weights file: from the names and config
+    files, and for a TensorFlow checkpoint whether its .index holds an object graph (TF2: Model Garden's names or
+    ours) or only names (the original's)."""
     if path.endswith((".safetensors", ".safetensors.index.json")):
         return "huggingface"
     if path.endswith(".weights.h5"):
@@ -130,7 +131,7 @@ def detect_format(path: str) -> str:
     files = directory_files(path)
     if files and files["format"] in SPM_FILES:
         return files["format"]
-    path = checkpoint_of(path)
+    path = checkpoint_of(path, files)
     if not is_object_based(_read_bytes(path + ".index")):
         return "original"
     if "://" not in path and model_garden.is_model_garden(checkpoint_names(path)):
@@ -138,13 +139,13 @@ def detect_format(path: str) -> str:
     return "ours"
 
 
-def checkpoint_of(path: str) -> str:
+def checkpoint_of(path: str, files: dict | None = None) -> str:
     """The checkpoint prefix a path stands for: a model directory's weights (a SavedModel's or a module's
-    variables; a release directory's `checkpoint` file, else model.ckpt-best, else its one checkpoint), a
-    directory's `checkpoint` file, or the path itself."""
+    variables; a release directory's `checkpoint` file, else model.ckpt-best, else its one named checkpoint), a
+    directory's `checkpoint` file, or the path itself. `files`: its directory_files, when the caller has them."""
     if "://" in path or not os.path.isdir(path):
         return path
-    files = directory_files(path)
+    files = files or directory_files(path)
     if files and files["weights"] != path:
         return files["weights"]
     state = os.path.join(path, "checkpoint")

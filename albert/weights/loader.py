@@ -244,13 +244,11 @@ def init_from_checkpoint(model, path: str, init_from_group0: bool = False) -> st
     """Warm-start any model (the runners' --init_checkpoint) from weights of any format; for our TF2 checkpoints
     the shared `encoder` and any head of the same name are restored. Returns a summary."""
     kind = detect_format(path)
-    if kind != "ours":
-        return str(load_tensors(model, _source(model, path, kind), init_from_group0))
-    path = resolve_checkpoint_path(checkpoint_of(path))
-    if not _is_run_checkpoint(path):
-        return str(load_tensors(model, ExportedVariables(model, path), init_from_group0))
-    _restore_ours(model, path)
-    return f"{path}: restored the encoder (and any head of the same name) from a TF2 checkpoint"
+    checkpoint = resolve_checkpoint_path(checkpoint_of(path)) if kind == "ours" else None
+    if checkpoint is None or not _is_run_checkpoint(checkpoint):
+        return str(load_weights(model, path, init_from_group0, kind))  # every other format, one path
+    _restore_ours(model, checkpoint)
+    return f"{checkpoint}: restored the encoder (and any head of the same name) from a TF2 checkpoint"
 
 
 CLI_NAMES = {"directory": "--albert_directory", "checkpoint": "--checkpoint_name", "spm": "--spm_model_file"}
