@@ -40,7 +40,8 @@ def main(argv):
     from albert.export.hub import export_hub_models  # TensorFlow loads here, once the flags are checked
 
     print(export_hub_models(FLAGS.albert_directory, FLAGS.export_path, FLAGS.checkpoint_name, FLAGS.spm_model_file,
-                            FLAGS.do_lower_case, FLAGS.seq_length, FLAGS.tflite_quantization, FLAGS.length_buckets))
+                            FLAGS.do_lower_case, FLAGS.seq_length, FLAGS.tflite_quantization, FLAGS.length_buckets,
+                            FLAGS.tflite_metadata, FLAGS.tflite_length))
 
 
 if __name__ == "__main__":

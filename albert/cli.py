@@ -196,15 +196,26 @@ def define_length_flags(training: bool = True):
 
 
 TFLITE_QUANTIZATIONS = ("none", "dynamic_int8", "float16")
+TFLITE_METADATA = ("tokenizer", "none")
+TFLITE_LENGTHS = ("default", "fixed", "dynamic")
 
 
 def define_tflite_flag():
-    """--tflite_quantization, for the entry points that write a model.tflite."""
+    """--tflite_quantization and --tflite_metadata, for the entry points that write a model.tflite."""
     from absl import flags
 
     flags.DEFINE_enum("tflite_quantization", "none", list(TFLITE_QUANTIZATIONS), "Post-training quantization of "
                       "the model.tflite written with the export: none (float32), dynamic_int8 (int8 weights) or "
                       "float16.")
+    flags.DEFINE_enum("tflite_metadata", "tokenizer", list(TFLITE_METADATA), "TFLite metadata in the "
+                      "model.tflite: tokenizer (input roles, the tokenizer -- a SentencePiece model that does the "
+                      "original's preprocessing itself -- and the label names, so that MediaPipe Tasks and the TFLite "
+                      "Task Library run it on raw text) or none.")
+    flags.DEFINE_enum("tflite_length", "default", list(TFLITE_LENGTHS), "The model.tflite's sequence axis: fixed "
+                      "(the export's length), dynamic (any length up to it: a caller feeds each batch cut to its "
+                      "longest example) or default: fixed for the files whose runtime needs it (the TF Hub "
+                      "encoder: MediaPipe TextEmbedder; SQuAD 1.1: the TFLite Task Library's BertQuestionAnswerer) "
+                      "and with --length_buckets=none, dynamic otherwise.")
 
 
 def settings(cls, values, **overrides):

@@ -266,14 +266,19 @@ def test_raw_string_serving_computes_up_to_the_bucket_with_the_same_outputs(spm_
                                model(model.preprocessor(tf.constant(short[0]))), atol=1e-5)
 
 
-def test_the_hub_preprocessor_packs_to_the_bucket_and_the_encoder_agrees(spm_model, tmp_path):
+def test_the_hub_preprocessor_packs_to_seq_length_its_bucketed_call_to_the_bucket_and_the_encoder_agrees(
+        spm_model, tmp_path):
     from albert.export.hub import export_preprocessor
 
     export_preprocessor(spm_model, True, str(tmp_path / "pre"), 64)
     preprocessor = tf.saved_model.load(str(tmp_path / "pre"))
     texts = tf.constant(["a short text", "Hello WORLD, 1,024 times."])
-    packed = preprocessor(texts)  # the default call: the batch's bucket
+    packed = preprocessor.bucketed(texts)  # the batch's bucket
     whole = preprocessor.bert_pack_inputs([preprocessor.tokenize(texts)], tf.constant(64))
+    default = preprocessor(texts)  # TF Hub's contract: exactly seq_length
+    assert {k: v.shape.as_list() for k, v in default.items()} == {k: [2, 64] for k in whole}
+    for key in whole:
+        np.testing.assert_array_equal(default[key], whole[key])
     longest = int(tf.reduce_max(tf.reduce_sum(whole["input_mask"], -1)))
     length = next(b for b in boundaries(64) if b >= longest)
     assert packed["input_word_ids"].shape[1] == length < 64 and whole["input_word_ids"].shape[1] == 64

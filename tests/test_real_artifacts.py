@@ -6,7 +6,7 @@ layout.
   `FullTokenizer` + run_classifier's feature conversion (the cached feature records, which are also what
   `model.tflite` is fed), `AlbertPreprocessor` (in the graph), and the exported TF Hub preprocessor.
 - run_classifier reads each file as it is (CoLA: no header, dev without a final newline) with the release's
-  example counts, and a short fine-tuning on SST-2 data of dev size completes.
+  example counts (a short fine-tuning on real SST-2 text, and its export in MediaPipe: tests/test_tflite_metadata.py).
 
 Set ALBERT_SHARED to read them from elsewhere; without them (outside this project's CI) the tests skip, saying so.
 """
@@ -19,7 +19,7 @@ import sys
 import numpy as np
 import pytest
 
-from tests.helpers import ROOT, shared_directory
+from tests.helpers import shared_directory
 
 SHARED = shared_directory()
 SPM = os.path.join(SHARED, "albert_30k_clean", "30k-clean.model")
@@ -149,31 +149,3 @@ np.savez({str(tmp_path / 'ids.npz')!r}, **out)
     hub_names = {"input_ids": "input_word_ids", "input_mask": "input_mask", "segment_ids": "input_type_ids"}
     for name, (_, expected) in records.items():
         assert_same_ids(name, {k: ids[f"{name}/{hub_names[k]}"] for k in PACKED}, expected)
-
-
-@pytest.mark.slow
-def test_a_short_fine_tuning_on_real_sst2_text_completes(tmp_path):
-    """run_classifier.py on SST-2 text of dev size (the first 872 training rows; dev as released), the released
-    SentencePiece model, a small random model: trains, evaluates, exports, and scores the LiteRT file on dev."""
-    data = tmp_path / "glue" / "SST-2"
-    data.mkdir(parents=True)
-    with open(os.path.join(GLUE, "SST-2", "train.tsv"), encoding="utf-8") as f:
-        (data / "train.tsv").write_text("".join(line for line, _ in zip(f, range(873))), encoding="utf-8")
-    os.symlink(os.path.join(GLUE, "SST-2", "dev.tsv"), data / "dev.tsv")
-    config = tmp_path / "albert_config.json"
-    config.write_text('{"vocab_size": 30000, "embedding_size": 16, "hidden_size": 32, "num_hidden_layers": 2, '
-                      '"num_attention_heads": 2, "intermediate_size": 64, "max_position_embeddings": 64}')
-    out = tmp_path / "out"
-    result = subprocess.run(
-        [sys.executable, os.path.join(ROOT, "run_classifier.py"), "--task_name=SST-2",
-         f"--data_dir={tmp_path / 'glue'}",
-         f"--output_dir={out}", f"--albert_config_file={config}", f"--spm_model_file={SPM}", "--do_train",
-         "--do_eval", "--max_seq_length=64", "--train_batch_size=32", "--train_step=27", "--warmup_step=3",
-         "--learning_rate=1e-3", "--save_checkpoints_steps=27", "--eval_batch_size=128",
-         f"--export_dir={tmp_path / 'serving'}"],
-        capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2"), timeout=600)
-    assert result.returncode == 0, result.stderr[-3000:]
-    results = dict(line.split(" = ") for line in (out / "eval_results.txt").read_text().splitlines())
-    assert results["global_step"] == "27" and 0.0 <= float(results["eval_accuracy"]) <= 1.0
-    assert "model.tflite (none" in (out / "tflite_results.txt").read_text()
-    assert (out / "30k-clean.model").read_bytes() == open(SPM, "rb").read()  # the run records its model files

@@ -4,8 +4,8 @@
   `input_type_ids` -> `pooled_output`, `sequence_output`, `encoder_outputs` (one per layer), `default`;
   `variables` / `trainable_variables` lists so that it fine-tunes (TFSMLayer, hub.KerasLayer, `HubLayer`); endpoints
   `serve` and `serve_train` (dict in, dict out) and the `serving_default` signature.
-- preprocessor: `obj(strings)` -> the three encoder inputs at the export's length; `tokenize(strings)` -> ragged
-  ids; `bert_pack_inputs([segment] or [a, b], seq_length)` (seq_length the export's default as a Python int, or
+- preprocessor: `obj(strings)` -> the three encoder inputs at exactly the export's `seq_length` (TF Hub's contract:
+  static shapes); `bucketed(strings)` -> the same cut to the batch's length bucket; `tokenize(strings)` -> ragged ids; `bert_pack_inputs([segment] or [a, b], seq_length)` (seq_length the export's default as a Python int, or
   any length as an int32 tensor). ALBERT's normalisation and SentencePiece with the digit-comma rule, in the graph
   (albert.text.graph_tokenizer): the ids equal `FullTokenizer`'s, pairs truncated by the original's rule.
 - mlm: the encoder's call plus `masked_lm_positions` -> `mlm_logits` [B,P,V] and `sop_logits` [B,2].
@@ -27,6 +27,7 @@ from albert.data.features import boundaries
 from albert.errors import AlbertError
 from albert.export.litert import export_tflite, file_length
 from albert.export.savedmodel import HUB_INPUTS, encoder_inputs, int_spec, root_with_variables, save
+from albert.export.tflite_metadata import describe
 from albert.model.preprocessor import DEFAULT_SEQ_LENGTH
 from albert.model.serialization import float32_copy
 from albert.model.task_models import AlbertPretrainer
@@ -85,9 +86,11 @@ def export_encoder(encoder, path: str, assets: dict | None = None, mlm_model=Non
 def export_preprocessor(sp_model_file: str, do_lower_case: bool, path: str, seq_length: int = DEFAULT_SEQ_LENGTH,
                         length_boundaries: tuple | None = None) -> str:
     """Strings -> encoder inputs, in the graph; the SentencePiece model travels in assets/. The default call packs
-    to the smallest length bucket holding the batch's longest text, at most `seq_length` (`length_boundaries`,
-    default albert.data.features.boundaries(seq_length); `(seq_length,)`: always `seq_length`), so the encoder
-    computes only that; `bert_pack_inputs(segments, seq_length)` packs to exactly the length given."""
+    to exactly `seq_length`, as TF Hub's BERT-family preprocessors do (static shapes for XLA / TPUs, and batches
+    of one width: `dataset.batch(n).map(preprocessor).unbatch().batch(m)` works); `bucketed(strings)` packs to the
+    smallest length bucket holding the batch's longest text, at most `seq_length` (`length_boundaries`, default
+    albert.data.features.boundaries(seq_length)), so the encoder computes only that; `bert_pack_inputs(segments,
+    seq_length)` packs to exactly the length given."""
     bounds = length_boundaries or boundaries(seq_length)
     with open(sp_model_file, "rb") as f:
         proto = f.read()
@@ -95,10 +98,15 @@ def export_preprocessor(sp_model_file: str, do_lower_case: bool, path: str, seq_
     root.tokenizer = InGraphTokenizer(proto, do_lower_case)
     strings = tf.TensorSpec([None], tf.string, name="strings")
     ragged = tf.RaggedTensorSpec([None, None], tf.int32, row_splits_dtype=tf.int64)
+
     def preprocess(texts):
-        return cut_to_bucket(root.tokenizer.pack([root.tokenizer.tokenize(texts)], seq_length), bounds)
+        return root.tokenizer.pack([root.tokenizer.tokenize(texts)], seq_length)
+
+    def bucketed(texts):
+        return cut_to_bucket(preprocess(texts), bounds)
 
     root.__call__ = tf.function(preprocess, input_signature=[strings])
+    root.bucketed = tf.function(bucketed, input_signature=[strings])
     root.tokenize = tf.function(root.tokenizer.tokenize, input_signature=[strings])
     root.bert_pack_inputs = tf.function(root.tokenizer.pack)
     # A restored function matches a Python int only to a length traced as that int: the export's seq_length is;
@@ -154,7 +162,8 @@ def load_pretrainer(files: dict):
 
 def export_hub_models(albert_directory: str, export_path: str, checkpoint_name: str, spm_model_file: str | None,
                       do_lower_case: bool, seq_length: int | None, quantization: str,
-                      length_buckets: str = "default") -> str:
+                      length_buckets: str = "default", tflite_metadata: str = "tokenizer",
+                      tflite_length: str = "default") -> str:
     """export_to_tfhub.py: a model directory (release layout, Hugging Face, keras-hub) as export_path/encoder (with
     its model.tflite), export_path/preprocessor and export_path/mlm, written whole or not at all."""
     files = model_directory_files(albert_directory, checkpoint_name, spm_model_file)
@@ -173,9 +182,15 @@ def export_hub_models(albert_directory: str, export_path: str, checkpoint_name: 
             assets[os.path.basename(files["spm_vocab"])] = files["spm_vocab"]
         bounds = boundaries(seq_length, length_buckets)
         export_encoder(model.encoder, os.path.join(tmp, "encoder"), assets)
-        lite_length = file_length(seq_length, bounds)
+        lite_length = file_length(seq_length, bounds, tflite_length, runtime_fixed=True)
+        described = describe(tflite_metadata, "ALBERT encoder", "ALBERT (pretrained, not fine-tuned): [CLS] text "
+                             "[SEP] -> pooled_output (the [CLS] position through the pooler: the text's embedding) "
+                             "and sequence_output (one vector per token).", files["spm_model"], None, do_lower_case,
+                             outputs={"pooled_output": "The text's embedding: [CLS] through the pooler (dense, tanh).",
+                                      "sequence_output": "A vector per token."})
         lite = export_tflite(model.encoder, os.path.join(tmp, "encoder", "model.tflite"), HUB_INPUTS, lite_length,
-                             ("pooled_output", "sequence_output"), quantization, input_map=encoder_inputs)
+                             ("pooled_output", "sequence_output"), quantization, input_map=encoder_inputs,
+                             described=described)
         export_encoder(model.encoder, os.path.join(tmp, "mlm"), assets, mlm_model=model)
         export_preprocessor(files["spm_model"], do_lower_case, os.path.join(tmp, "preprocessor"), seq_length, bounds)
         os.remove(os.path.join(tmp, "albert_config.json"))

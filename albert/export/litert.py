@@ -3,14 +3,17 @@
     export_tflite(model, "out/squad_serving/model.tflite", ["input_ids", "input_mask", "segment_ids"], None)
 
 The file takes the packed features (int32 `input_ids`, `input_mask`, `segment_ids`, and `p_mask` for SQuAD 2.0)
-with a dynamic batch and, by default, a dynamic sequence length: a caller feeds a batch cut to its longest example
-(any length up to the export's) and computes only those positions, as the SavedModels do; with
-`--length_buckets=none` the file has the fixed length instead (for delegates that need static shapes). The dynamic
+with a dynamic batch and a dynamic sequence length (a caller feeds a batch cut to its longest example, any length up
+to the export's, and computes only those positions, as the SavedModels do) or the fixed length: `--tflite_length`
+(`file_length`; by default fixed for the files whose runtime reads only that -- the TF Hub encoder in MediaPipe's
+TextEmbedder, SQuAD 1.1 in the Task Library's BertQuestionAnswerer -- and with `--length_buckets=none`). The dynamic
 axis converts to the same builtin ops and runs at the fixed file's speed at full length. It returns the task's
 outputs under the SavedModel's names. Builtin ops only (no Flex, no custom op), weights frozen into constants: the
 model goes through a Keras `ExportArchive` (whose endpoint freezes the variables; a SavedModel of `tf.Variable`s
 converts to READ_VARIABLE ops, which LiteRT with XNNPACK runs as all-NaN), then `tf.lite.TFLiteConverter`.
-SentencePiece has no builtin op: tokenize with `albert.text.tokenization` (or the exported preprocessor) and feed ids.
+SentencePiece has no builtin op: tokenize with `albert.text.tokenization` (or the exported preprocessor) and feed ids,
+or let MediaPipe Tasks / the TFLite Task Library do it from the file's TFLite metadata (albert.export.tflite_metadata,
+`--tflite_metadata`).
 
 Quantization (`--tflite_quantization`): `none` (float32), `dynamic_int8` (int8 weights, float activations: a
 quarter of the size) or `float16` (float16 weights: half).
@@ -25,19 +28,30 @@ import numpy as np
 import tensorflow as tf
 
 from albert.atomic import replacing_file
-from albert.cli import TFLITE_QUANTIZATIONS
+from albert.cli import TFLITE_LENGTHS, TFLITE_QUANTIZATIONS
 from albert.errors import AlbertError
+from albert.export.tflite_metadata import with_metadata
 from albert.model.serialization import float32_copy
 
 
-def file_length(seq_length: int, bucket_bounds: tuple) -> int | None:
-    """The sequence length of a model.tflite: any (None) when batches are cut to length buckets, else the fixed
-    `seq_length` (--length_buckets=none)."""
-    return None if len(bucket_bounds) > 1 else seq_length
+PER_POSITION = ("start_logits", "end_logits", "sequence_output")  # outputs with the sequence axis second
+
+
+def file_length(seq_length: int, bucket_bounds: tuple, choice: str = "default", runtime_fixed: bool = False
+                ) -> int | None:
+    """The sequence length of a model.tflite (--tflite_length `choice`): `fixed`: `seq_length`; `dynamic`: any
+    (None); `default`: `seq_length` for a file whose runtime reads only a fixed length (`runtime_fixed`) or when
+    batches are not cut to length buckets (--length_buckets=none), else any."""
+    if choice not in TFLITE_LENGTHS:
+        raise AlbertError(f"--tflite_length {choice!r} is unknown; use one of {', '.join(TFLITE_LENGTHS)}")
+    if choice == "dynamic" or (choice == "default" and not runtime_fixed and len(bucket_bounds) > 1):
+        return None
+    return seq_length
 
 
 def export_tflite(model, path: str, input_names, seq_length: int | None, output_names=None,
-                  quantization: str = "none", rows_per_example: int | None = None, input_map=None) -> dict:
+                  quantization: str = "none", rows_per_example: int | None = None, input_map=None,
+                  described=None) -> dict:
     """Write `model` as a LiteRT flatbuffer at `path`, computing in float32 whatever the policy it was built
     under (LiteRT has no bf16 kernels; quantization applies to the float32 model). `seq_length`: the inputs'
     length, or None for any length (up to the model's max_position_embeddings). `rows_per_example` adds a
@@ -76,6 +90,8 @@ def export_tflite(model, path: str, input_names, seq_length: int | None, output_
     unwanted = sorted(op for op in ops if op.startswith("Flex") or op.startswith("CUSTOM") or "VARIABLE" in op)
     if unwanted:
         raise AlbertError(f"{path}: the converted model still holds {', '.join(unwanted)}; report this model")
+    if described is not None:
+        blob = with_metadata(blob, described)
     with replacing_file(path) as tmp, open(tmp, "wb") as f:
         f.write(blob)
     return {"path": path, "bytes": len(blob), "ops": ops}
@@ -101,13 +117,28 @@ def op_names(blob: bytes) -> list:
 
 
 def tflite_runner(path: str):
-    """A function: a batch (a dict of int arrays or tensors, any batch size and, for a file of dynamic length, any
-    length) -> {output name: array} of a model.tflite, run in TensorFlow's LiteRT interpreter (XNNPACK), so that only
-    TensorFlow is needed."""
+    """A function: a batch (a dict of int arrays or tensors, any batch size and any length up to the file's) ->
+    {output name: array} of a model.tflite, run in TensorFlow's LiteRT interpreter (XNNPACK), so that only
+    TensorFlow is needed. A file of fixed length gets shorter batches padded (0; `p_mask` 1: not an answer) and
+    returns its per-position outputs cut back to the batch's length."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # tf.lite.Interpreter's notice that ai-edge-litert replaces it
         runner = tf.lite.Interpreter(model_path=path).get_signature_runner("serve")
-    return lambda batch: runner(**{name: np.asarray(value, np.int32) for name, value in batch.items()})
+    fixed = {name: int(d["shape_signature"][-1]) for name, d in runner.get_input_details().items()
+             if d["shape_signature"][-1] > 0}
+
+    def run(batch):
+        batch = {name: np.asarray(value, np.int32) for name, value in batch.items()}
+        length = next(iter(batch.values())).shape[-1]
+        pad = {name: fixed[name] - length for name in batch if name in fixed and fixed[name] > length}
+        if not pad:
+            return runner(**batch)
+        for name, missing in pad.items():
+            widths = [(0, 0)] * (batch[name].ndim - 1) + [(0, missing)]
+            batch[name] = np.pad(batch[name], widths, constant_values=1 if name == "p_mask" else 0)
+        return {name: value[:, :length] if name in PER_POSITION else value for name, value in runner(**batch).items()}
+
+    return run
 
 
 def run_tflite(path: str, batches, input_names) -> dict:

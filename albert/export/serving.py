@@ -49,19 +49,20 @@ def export_classifier(model, sp_model_file: str, do_lower_case: bool, labels: li
     return save(root, path, {"serving_default": root.serve.get_concrete_function()})
 
 
-def export_squad(model, version_2: bool, path: str, seq_length: int | None, quantization: str = "none") -> dict:
+def export_squad(model, version_2: bool, path: str, seq_length: int | None, quantization: str = "none",
+                 described=None) -> dict:
     """A fine-tuned SQuAD model over packed inputs (`input_ids`, `input_mask`, `segment_ids`, and `p_mask` for
     2.0) -> `start_logits`, `end_logits` (1.1) or the beam outputs and `cls_logits` (2.0); with its model.tflite."""
     return export_packed(model, model_inputs(version_2), prediction_outputs(version_2), path, seq_length,
-                         quantization)
+                         quantization, described=described)
 
 
 def export_packed(model, input_names, output_names, path: str, seq_length: int | None, quantization: str = "none",
-                  rows_per_example: int | None = None) -> dict:
+                  rows_per_example: int | None = None, described=None) -> dict:
     """A task model over packed int32 features as a serving SavedModel (`serving_default`: any batch and length)
     and, inside it, `model.tflite` (LiteRT, builtin ops, weights frozen) at `seq_length` (None: any length, see
-    albert.export.litert.file_length). `output_names`: the
-    outputs kept (None: a model returning one tensor, named `logits`). Both compute in float32. Returns
+    albert.export.litert.file_length). `output_names`: the outputs kept (None: a model returning one tensor, named
+    `logits`). Both compute in float32. `described`: the file's TFLite metadata (None: none). Returns
     albert.export.litert's report."""
     model = float32_copy(model)
     spec = {k: int_spec(k, 3 if rows_per_example else 2) for k in input_names}
@@ -77,4 +78,4 @@ def export_packed(model, input_names, output_names, path: str, seq_length: int |
     root.serve = tf.function(serve, input_signature=[spec])
     save(root, path, {"serving_default": root.serve.get_concrete_function()})
     return export_tflite(model, os.path.join(path, "model.tflite"), input_names, seq_length, output_names,
-                         quantization, rows_per_example)
+                         quantization, rows_per_example, described=described)

@@ -16,6 +16,7 @@ from albert.data.readers import classifier_dataset, classifier_decoder, predicti
 from albert.errors import AlbertError
 from albert.export import litert
 from albert.export.serving import export_classifier
+from albert.export.tflite_metadata import describe
 from albert.jobs.outputs import append_eval_results, begin_training
 from albert.model.task_models import AlbertClassifier
 from albert.tasks.classification import cached_features, classification_loss, predict
@@ -59,6 +60,8 @@ class GlueRun:
     optimizer: str = "adamw"
     export_dir: str | None = None
     tflite_quantization: str = "none"
+    tflite_metadata: str = "tokenizer"
+    tflite_length: str = "default"
     seeds: tuple = ()  # fine-tune once per seed and compare (empty: once, with the runtime's seed)
     length_buckets: str = "default"  # albert.data.buckets.boundaries
     group_by_length: bool = False
@@ -183,9 +186,14 @@ class FineTuning:
         pair = any(layout.text_b is not None for layout in task.splits.values())
         export_classifier(self.model, s.spm_model_file, s.do_lower_case, list(task.labels or []) or None, pair,
                           s.max_seq_length, s.export_dir, self.bounds)
+        kind = "regression score" if task.is_regression else f"logits over {', '.join(task.labels)}"
+        described = describe(s.tflite_metadata, f"ALBERT {task.directory} classifier",
+                             f"ALBERT fine-tuned on {task.directory}: [CLS] text [SEP]"
+                             f"{' text_b [SEP]' if pair else ''} -> {kind}.", s.spm_model_file, s.vocab_file,
+                             s.do_lower_case, labels=list(task.labels or []) or None, regression=task.is_regression)
         report = litert.export_tflite(self.model, os.path.join(s.export_dir, "model.tflite"), PACKED_INPUTS,
-                                      litert.file_length(s.max_seq_length, self.bounds),
-                                      quantization=s.tflite_quantization)
+                                      litert.file_length(s.max_seq_length, self.bounds, s.tflite_length),
+                                      quantization=s.tflite_quantization, described=described)
         print(f"exported the serving model to {s.export_dir} (inputs: text_a{', text_b' if pair else ''}) and "
               f"{report['path']} (packed ids -> logits, {report['bytes']:,} bytes)")
         if s.do_eval:

@@ -12,6 +12,7 @@ from albert.data.features import PACKED_INPUTS, boundaries
 from albert.data.readers import prediction_batches, race_dataset, race_decoder
 from albert.export.litert import file_length
 from albert.export.serving import export_packed
+from albert.export.tflite_metadata import describe
 from albert.jobs.outputs import append_eval_results, begin_training, write_results
 from albert.model.task_models import AlbertMultipleChoice
 from albert.tasks.classification import predict
@@ -56,6 +57,8 @@ class RaceRun:
     warmup_step: int = 1000
     export_dir: str | None = None
     tflite_quantization: str = "none"
+    tflite_metadata: str = "tokenizer"
+    tflite_length: str = "default"
     length_buckets: str = "default"  # albert.data.features.boundaries
     group_by_length: bool = False
 
@@ -89,9 +92,12 @@ class RaceFineTuning:
         if s.do_predict or s.export_dir:
             init_from_checkpoint(self.model, prediction_checkpoint(s.output_dir, s.init_checkpoint))
         if s.export_dir:
+            described = describe(s.tflite_metadata, "ALBERT RACE", "ALBERT fine-tuned on RACE: for each of the 4 "
+                                 "options [CLS] article [SEP] question with the option [SEP] (inputs [batch, 4, "
+                                 "length]) -> a logit per option.", s.spm_model_file, s.vocab_file, s.do_lower_case)
             report = export_packed(self.model, PACKED_INPUTS, None, s.export_dir,
-                                   file_length(s.max_seq_length, self.bounds), s.tflite_quantization,
-                                   rows_per_example=CHOICES)
+                                   file_length(s.max_seq_length, self.bounds, s.tflite_length), s.tflite_quantization,
+                                   rows_per_example=CHOICES, described=described)
             print(f"exported the serving model to {s.export_dir} and {report['path']} ({report['bytes']:,} bytes)")
         if s.do_predict:
             predictions, examples = self.predictions_of("test", s.predict_file, s.predict_batch_size)

@@ -14,6 +14,7 @@ from albert.data.readers import prediction_batches, squad_dataset, squad_decoder
 from albert.errors import AlbertError
 from albert.export import litert
 from albert.export.serving import export_squad
+from albert.export.tflite_metadata import describe
 from albert.jobs.outputs import append_eval_results, begin_training, write_results
 from albert.model.task_models import AlbertSquadV1, AlbertSquadV2
 from albert.tasks import squad
@@ -55,6 +56,8 @@ class SquadRun:
     max_answer_length: int = 30
     export_dir: str | None = None
     tflite_quantization: str = "none"
+    tflite_metadata: str = "tokenizer"
+    tflite_length: str = "default"
     version_2_with_negative: bool = False
     start_n_top: int = 5
     end_n_top: int = 5
@@ -121,11 +124,7 @@ class SquadFineTuning:
             self.train()
         if self.predict or s.export_dir:
             init_from_checkpoint(self.model, prediction_checkpoint(s.output_dir, s.init_checkpoint))
-        report = None
-        if s.export_dir:
-            report = export_squad(self.model, self.version_2, s.export_dir,
-                                  litert.file_length(s.max_seq_length, self.bounds), s.tflite_quantization)
-            print(f"exported the serving model to {s.export_dir} and {report['path']} ({report['bytes']:,} bytes)")
+        report = self.export() if s.export_dir else None
         if self.predict:
             results = self.predict_and_write()
             if results is not None:
@@ -136,6 +135,20 @@ class SquadFineTuning:
                 line = litert.report_line(report, s.tflite_quantization, "f1", lite["f1"], results["f1"])
                 write_text(os.path.join(s.output_dir, "tflite_results.txt"), line + "\n")
                 print(line)
+
+    def export(self) -> dict:
+        """The serving SavedModel and its model.tflite with TFLite metadata (--tflite_metadata); the file's
+        length fixed by default for 1.1 (the Task Library's BertQuestionAnswerer reads only that)."""
+        s, version = self.settings, "2.0" if self.version_2 else "1.1"
+        described = describe(s.tflite_metadata, f"ALBERT SQuAD {version}",
+                             f"ALBERT fine-tuned on SQuAD {version}: [CLS] question [SEP] context [SEP] -> "
+                             + ("the answer beam (start / end log-probabilities and indices) and the no-answer "
+                                "logit." if self.version_2 else "start and end logits."),
+                             s.spm_model_file, None, s.do_lower_case)
+        length = litert.file_length(s.max_seq_length, self.bounds, s.tflite_length, runtime_fixed=not self.version_2)
+        report = export_squad(self.model, self.version_2, s.export_dir, length, s.tflite_quantization, described)
+        print(f"exported the serving model to {s.export_dir} and {report['path']} ({report['bytes']:,} bytes)")
+        return report
 
     def train(self):
         s = self.settings

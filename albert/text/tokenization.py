@@ -39,6 +39,12 @@ def encode_pieces(sp_model: spm.SentencePieceProcessor, text: str, sample: bool 
         pieces = sp_model.SampleEncodeAsPieces(text, 64, 0.1)
     else:
         pieces = sp_model.EncodeAsPieces(text)
+    return split_digit_commas(pieces, sp_model)
+
+
+def split_digit_commas(pieces: list, sp_model: spm.SentencePieceProcessor) -> list[str]:
+    """The original's rule after SentencePiece: a piece ending in a digit and a comma (`▁45,`) becomes the pieces of
+    its digits, then the comma."""
     out = []
     for piece in pieces:
         if len(piece) > 1 and piece[-1] == "," and piece[-2].isdigit():
