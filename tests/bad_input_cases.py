@@ -105,6 +105,8 @@ CASES = [
     ("cl", ["--cached_dir={w}/notes.txt"], "--cached_dir {w}/notes.txt is a file; pass a directory"),
     ("cl", ["--cached_dir={w}/notes.txt/features"], "{w}/notes.txt is a file, not a directory"),
     ("cl", ["--tflite_quantization=int4"], "--tflite_quantization=int4: value should be one of"),
+    ("cl", ["--tflite_metadata=zip"], "--tflite_metadata=zip: value should be one of <tokenizer|none>"),
+    ("cl", ["--tflite_length=short"], "--tflite_length=short: value should be one of <default|fixed|dynamic>"),
     ("cl", ["--export_dir={out}"], "--export_dir {out} is an input of this command"),
     # ---------------------------------------------------------------- run_squad.py
     ("sq", ["--output_dir="], "--output_dir is required"),

@@ -156,8 +156,12 @@ def test_encoder_and_mlm_match_the_keras_model(albert_dir, tmp_path):
         assert sorted(out) == ["pooled_output", "sequence_output"]
         np.testing.assert_allclose(out["pooled_output"], want["pooled_output"], atol=1e-5)
         np.testing.assert_allclose(out["sequence_output"], want["sequence_output"], atol=1e-5)
-    # and at the batch's own length (11: the file's sequence axis is dynamic): the padded batch's outputs
-    out = lite(**{k: v[:, :11] for k, v in padded.items()})
+    # The file's sequence axis is fixed (MediaPipe's TextEmbedder reads only that): a batch of 11 positions is padded
+    # by albert.export.litert.tflite_runner, its per-position outputs cut back.
+    assert [list(d["shape_signature"]) for d in lite.get_input_details().values()] == [[-1, 32]] * 3
+    from albert.export.litert import tflite_runner
+
+    out = tflite_runner(str(hub / "encoder" / "model.tflite"))({k: v[:, :11] for k, v in padded.items()})
     want = model.encoder({"input_ids": padded["input_word_ids"], "input_mask": padded["input_mask"],
                           "segment_ids": padded["input_type_ids"]}, training=False)
     np.testing.assert_allclose(out["pooled_output"], want["pooled_output"], atol=1e-5)
@@ -279,6 +283,39 @@ def test_tensorflow_hub_keras_layer_loads_the_encoder_and_preprocessor(albert_di
     """, tmp_path, env_extra={"TF_USE_LEGACY_KERAS": "1"})
     words = result.stdout.split()
     assert float(words[1]) < 1e-6 and int(words[3]) > 10
+
+
+def test_the_tf_hub_tutorial_pattern_fine_tunes_saves_and_reloads(albert_dir, tmp_path):
+    """TF Hub's "classify text with BERT" pattern, in a process that imports only tensorflow, tensorflow_text,
+    tensorflow_hub and tf_keras: hub.KerasLayer(preprocessor) -> hub.KerasLayer(encoder, trainable=True) -> Dense,
+    fit, save, reload; and the input pipeline that needs the preprocessor's fixed shape:
+    dataset.batch(n).map(preprocessor).unbatch().shuffle().batch(m) over short and long texts."""
+    _, hub = albert_dir
+    result = fresh(f"""
+        import json, numpy as np, tensorflow as tf, tensorflow_text, tensorflow_hub as hub, tf_keras
+        texts = ["a b", "the cat sat on the mat and then ran far away from home with its friend " * 3] * 8
+        labels = np.array([0, 1] * 8)
+        preprocessor = hub.load("{hub / 'preprocessor'}")
+        dataset = (tf.data.Dataset.from_tensor_slices(texts).batch(3).map(preprocessor).unbatch().shuffle(16)
+                   .batch(5))
+        shapes = sorted({{tuple(batch["input_word_ids"].shape) for batch in dataset}})
+        text = tf_keras.Input((), dtype=tf.string)
+        encoded = hub.KerasLayer("{hub / 'encoder'}", trainable=True)(hub.KerasLayer("{hub / 'preprocessor'}")(text))
+        model = tf_keras.Model(text, tf_keras.layers.Dense(2)(encoded["pooled_output"]))
+        model.compile(tf_keras.optimizers.Adam(1e-3),
+                      tf_keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+        before = model(tf.constant(texts[:2])).numpy()
+        history = model.fit(tf.constant(texts), labels, epochs=2, batch_size=4, verbose=0)
+        after = model(tf.constant(texts[:2])).numpy()
+        model.save("saved", include_optimizer=False)
+        reloaded = tf.saved_model.load("saved")
+        again = reloaded(tf.constant(texts[:2]), training=False).numpy()
+        print(json.dumps({{"shapes": shapes, "moved": float(np.abs(after - before).max()),
+                          "reload": float(np.abs(again - after).max()), "losses": len(history.history["loss"])}}))
+    """, tmp_path, env_extra={"TF_USE_LEGACY_KERAS": "1"})
+    got = json.loads(result.stdout.strip().splitlines()[-1])
+    assert got["shapes"] == [[1, 32], [5, 32]] and got["losses"] == 2
+    assert got["moved"] > 1e-4 and got["reload"] < 1e-5
 
 
 def rte_rows(rng, texts, n):
