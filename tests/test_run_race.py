@@ -5,6 +5,7 @@ import os
 import random
 import subprocess
 import sys
+import zipfile
 
 import pytest
 
@@ -97,6 +98,8 @@ def test_learns_a_four_choice_task_and_writes_predictions(tmp_path):
     lite = Interpreter(model_path=str(tmp_path / "serving" / "model.tflite")).get_signature_runner("serve")
     lite_logits = lite(**features)["logits"]
     assert lite_logits.shape == (12, 4) and np.abs(lite_logits - served).max() < 1e-5
+    with zipfile.ZipFile(tmp_path / "serving" / "model.tflite") as archive:  # its TFLite metadata's tokenizer:
+        assert archive.namelist() == ["vocab.txt"]  # the run's WordPiece vocabulary (--vocab_file)
     order = [json.loads(line)["id"] for line in (tmp_path / "RACE" / "test" / "high" / "all.txt").read_text()
              .splitlines()]
     letters = ["ABCD"[i] for i in lite_logits.argmax(-1)]

@@ -3,6 +3,7 @@
 
 import json
 import random
+import zipfile
 
 import pytest
 
@@ -129,6 +130,8 @@ def test_v2_learns_answers_and_no_answers(workdir):
     # the 2.0 model.tflite (float16) decoded with the same fixed threshold: all "no answer" too, the same F1
     line = (again / "tflite_results.txt").read_text()
     assert line.startswith(f"{again / 'serving' / 'model.tflite'} (float16, ") and line.endswith("(+0.0000)\n")
+    with zipfile.ZipFile(again / "serving" / "model.tflite") as archive:  # its TFLite metadata's tokenizer
+        assert archive.namelist() == ["sentencepiece.model"]
 
 
 def bad_train_file(directory, case):

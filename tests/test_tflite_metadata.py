@@ -164,6 +164,19 @@ def test_tflite_metadata_none_leaves_it_out_and_the_outputs_do_not_change(tmp_pa
     np.testing.assert_allclose(outputs["none"], model(batch, training=False), atol=1e-5)
 
 
+def test_tflite_length_chooses_the_files_sequence_axis():
+    from albert.errors import AlbertError
+    from albert.export.litert import file_length
+
+    buckets = (8, 16, 32)
+    assert file_length(32, buckets) is None and file_length(32, (32,)) == 32  # default: dynamic unless no buckets
+    assert file_length(32, buckets, runtime_fixed=True) == 32  # ... or the runtime reads only a fixed length
+    assert file_length(32, buckets, "fixed") == 32 and file_length(32, (32,), "dynamic") is None
+    assert file_length(32, buckets, "dynamic", runtime_fixed=True) is None
+    with pytest.raises(AlbertError, match="--tflite_length 'short' is unknown; use one of default, fixed, dynamic"):
+        file_length(32, buckets, "short")
+
+
 def test_mediapipe_text_embedder_gives_the_encoders_pooled_output(tmp_path):
     """export_to_tfhub.py's encoder/model.tflite (fixed length by default: TextEmbedder reads only that)."""
     import keras
