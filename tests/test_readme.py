@@ -1,6 +1,6 @@
 """Every Python block of the README and of every docs/ page runs as written, in a fresh interpreter, against tiny
 models laid out where the pages say (`albert_base/` as a released tarball, `out/hub` from export_to_tfhub.py,
-`out/mrpc_serving` from a classifier export)."""
+`out/mrpc_serving` from a classifier export, `out/sst2_serving/model.tflite` with TFLite metadata)."""
 
 import os
 import re
@@ -59,6 +59,12 @@ def sandbox(tmp_path_factory):
 
     export_tflite(classifier, str(root / "out/mrpc_serving/model.tflite"), ("input_ids", "input_mask", "segment_ids"),
                   None)
+    # out/sst2_serving/model.tflite: a one-text classifier's file with its TFLite metadata (MediaPipe's block)
+    from albert.export.tflite_metadata import describe
+
+    export_tflite(AlbertClassifier(config, num_labels=2), str(root / "out/sst2_serving/model.tflite"),
+                  ("input_ids", "input_mask", "segment_ids"), None,
+                  described=describe("tokenizer", "SST-2", "text -> logits", spm, None, True, labels=["0", "1"]))
     # hf_albert_sst2/: a Hugging Face AlbertForSequenceClassification directory, written by albert.convert.
     from albert.export.conversion import convert
 
