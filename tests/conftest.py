@@ -30,7 +30,7 @@ def corpus_dir(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def spm_model(tmp_path_factory):
-    """A 300-piece ALBERT-style SentencePiece model with digit+comma pieces (tests/test_export.py)."""
-    from tests.test_export import train_sentencepiece_with_numbers
+    """A 300-piece ALBERT-style SentencePiece model with digit+comma pieces (tests/export_helpers.py)."""
+    from tests.export_helpers import train_sentencepiece_with_numbers
 
     return train_sentencepiece_with_numbers(tmp_path_factory.mktemp("spm"))

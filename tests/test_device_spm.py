@@ -9,8 +9,8 @@ import pytest
 import sentencepiece as spm
 
 from albert.tasks.glue import get_task, read_examples
-from albert.text.device_spm import digit_comma_pieces, preprocessing_model, preprocessing_rules
-from albert.text.tokenization import FullTokenizer
+from albert.text.device_spm import preprocessing_model, preprocessing_rules
+from albert.text.tokenization import FullTokenizer, ends_in_digit_comma
 from albert.wire import fields
 from tests.helpers import shared_directory
 
@@ -43,7 +43,7 @@ def test_every_real_glue_dev_text_gets_the_original_pieces_from_sentencepiece_al
     texts = list(dev_texts()) + VARIED
     differing = [t for t in texts if device.EncodeAsPieces(t) != full.tokenize(t)]
     plain_differing = sum(plain.EncodeAsPieces(t) != full.tokenize(t) for t in texts)
-    comma = sum(any(digit_comma_pieces(p) for p in plain.EncodeAsPieces(t.lower())) for t in texts)
+    comma = sum(any(ends_in_digit_comma(p) for p in plain.EncodeAsPieces(t.lower())) for t in texts)
     print(f"{len(texts)} texts: device model differs on {len(differing)}, plain SentencePiece on {plain_differing}; "
           f"{comma} need the digit-comma rule")
     assert len(texts) == 13395 + len(VARIED) and differing == []
@@ -67,7 +67,7 @@ def test_the_model_keeps_every_piece_id_and_score_and_marks_only_digit_comma_pie
     before, after = spm.SentencePieceProcessor(model_proto=proto), spm.SentencePieceProcessor(model_proto=changed)
     assert before.GetPieceSize() == after.GetPieceSize() == 30000
     unused = [i for i in range(30000) if after.IsUnused(i)]
-    assert unused == [i for i in range(30000) if digit_comma_pieces(before.IdToPiece(i))] and len(unused) > 100
+    assert unused == [i for i in range(30000) if ends_in_digit_comma(before.IdToPiece(i))] and len(unused) > 100
     assert all(before.IdToPiece(i) == after.IdToPiece(i) and before.GetScore(i) == after.GetScore(i)
                for i in range(30000))
     spec = dict(fields(dict(fields(changed))[3]))

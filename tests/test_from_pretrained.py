@@ -39,7 +39,7 @@ def released(spm_model, tmp_path_factory):
 def keyword_task(rng, rows):
     """Label 1 when the first text holds "cat"/"mat" (three times), 0 for "home"/"friend"; the second text is
     filler: learnable from raw strings by a tiny model in a few epochs."""
-    from tests.test_export import WORDS
+    from tests.export_helpers import WORDS
 
     filler = [w for w in WORDS if w not in ("cat", "mat", "home", "friend")]
     first, second, labels = [], [], []

@@ -240,7 +240,7 @@ def test_preprocessor_ids_equal_the_python_path_on_varied_strings(spm_model):
 
     from albert.tasks.glue import InputExample, convert_example, get_task
     from albert.text.tokenization import FullTokenizer
-    from tests.test_export import random_strings
+    from tests.export_helpers import random_strings
 
     rng = random.Random(11)
     texts = random_strings(rng, 100)

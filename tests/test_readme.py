@@ -12,7 +12,7 @@ import pytest
 
 from tests.helpers import ROOT
 from tests.hub_server import Hub, tar_gz
-from tests.test_export import run_script, train_sentencepiece_with_numbers
+from tests.export_helpers import run_script, train_sentencepiece_with_numbers
 
 PAGES = ["README.md"] + sorted(os.path.join("docs", name) for name in os.listdir(os.path.join(ROOT, "docs"))
                                if name.endswith(".md"))

@@ -12,14 +12,12 @@
 import json
 import os
 import shutil
-import subprocess
-import sys
-import textwrap
 import zipfile
 
 import numpy as np
 import pytest
 
+from tests.export_helpers import fresh, run_script
 from tests.helpers import ROOT, shared_directory
 
 SPM = os.path.join(shared_directory(), "albert_30k_clean", "30k-clean.model")
@@ -32,21 +30,14 @@ TEXTS = ["``Hi'' said AMÉLIE, it's a naïve café!", "The film is 1,024 times b
          "日本語 and emoji 😀", "  spaced\tout\u00a0text  "]
 
 
-def run(args, cwd=None, python=sys.executable, env_extra=None, timeout=600):
-    env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2", **(env_extra or {}))
-    result = subprocess.run([python, *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=timeout)
+def run(script: str, *args):
+    result = run_script(script, *args)
     assert result.returncode == 0, result.stderr[-3000:]
-    return result
 
 
-def app(code: str, tmp_path, python=sys.executable, env_extra=None):
-    """`code` as an app developer's script: a new interpreter outside the repository, without this package."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    env.update(TF_CPP_MIN_LOG_LEVEL="2", **(env_extra or {}))
-    result = subprocess.run([python, "-c", textwrap.dedent(code)], capture_output=True, text=True, cwd=tmp_path,
-                            env=env, timeout=600)
-    assert result.returncode == 0, result.stderr[-3000:]
-    return json.loads(result.stdout.strip().splitlines()[-1])
+def app(code: str, tmp_path, **options):
+    """`code` as an app developer's script (tests.export_helpers.fresh); its last line of output, as JSON."""
+    return json.loads(fresh(code, tmp_path, timeout=600, **options).stdout.strip().splitlines()[-1])
 
 
 @pytest.fixture(scope="module")
@@ -62,11 +53,10 @@ def sst2(tmp_path_factory):
     config = tmp_path / "albert_config.json"
     config.write_text(json.dumps(TINY))
     out = tmp_path / "out"
-    run([os.path.join(ROOT, "run_classifier.py"), "--task_name=SST-2", f"--data_dir={tmp_path / 'glue'}",
-         f"--output_dir={out}", f"--albert_config_file={config}", f"--spm_model_file={SPM}", "--do_train",
-         "--do_eval", "--max_seq_length=64", "--train_batch_size=32", "--train_step=27", "--warmup_step=3",
-         "--learning_rate=1e-3", "--save_checkpoints_steps=27", "--eval_batch_size=128",
-         f"--export_dir={tmp_path / 'serving'}"])
+    run("run_classifier.py", "--task_name=SST-2", f"--data_dir={tmp_path / 'glue'}", f"--output_dir={out}",
+        f"--albert_config_file={config}", f"--spm_model_file={SPM}", "--do_train", "--do_eval", "--max_seq_length=64",
+        "--train_batch_size=32", "--train_step=27", "--warmup_step=3", "--learning_rate=1e-3",
+        "--save_checkpoints_steps=27", "--eval_batch_size=128", f"--export_dir={tmp_path / 'serving'}")
     with open(os.path.join(GLUE, "SST-2", "dev.tsv"), encoding="utf-8") as f:
         sentences = [line.split("\t")[0] for line in f.read().splitlines()[1:]]
     return tmp_path, out, sentences
@@ -192,8 +182,7 @@ def test_mediapipe_text_embedder_gives_the_encoders_pooled_output(tmp_path):
     shutil.copy(SPM, directory / "30k-clean.model")
     keras.utils.set_random_seed(0)
     save_original_checkpoint(AlbertPretrainer(AlbertConfig(**TINY)), str(directory / "model.ckpt-best"))
-    run([os.path.join(ROOT, "export_to_tfhub.py"), f"--albert_directory={directory}",
-         f"--export_path={tmp_path / 'hub'}"])
+    run("export_to_tfhub.py", f"--albert_directory={directory}", f"--export_path={tmp_path / 'hub'}")
     (tmp_path / "texts.json").write_text(json.dumps(TEXTS))
     got = app(f"""
         import json

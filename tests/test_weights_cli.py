@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from tests.helpers import ROOT
-from tests.test_export import fresh, run_script
+from tests.export_helpers import fresh, run_script
 from tests.test_weights_formats import FIXTURES, golden
 
 

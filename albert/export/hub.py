@@ -5,7 +5,8 @@
   `variables` / `trainable_variables` lists so that it fine-tunes (TFSMLayer, hub.KerasLayer, `HubLayer`); endpoints
   `serve` and `serve_train` (dict in, dict out) and the `serving_default` signature.
 - preprocessor: `obj(strings)` -> the three encoder inputs at exactly the export's `seq_length` (TF Hub's contract:
-  static shapes); `bucketed(strings)` -> the same cut to the batch's length bucket; `tokenize(strings)` -> ragged ids; `bert_pack_inputs([segment] or [a, b], seq_length)` (seq_length the export's default as a Python int, or
+  static shapes); `bucketed(strings)` -> the same cut to the batch's length bucket; `tokenize(strings)` -> ragged
+  ids; `bert_pack_inputs([segment] or [a, b], seq_length)` (seq_length the export's default as a Python int, or
   any length as an int32 tensor). ALBERT's normalisation and SentencePiece with the digit-comma rule, in the graph
   (albert.text.graph_tokenizer): the ids equal `FullTokenizer`'s, pairs truncated by the original's rule.
 - mlm: the encoder's call plus `masked_lm_positions` -> `mlm_logits` [B,P,V] and `sop_logits` [B,2].

@@ -184,13 +184,14 @@ class FineTuning:
         LiteRT file's dev metric beside the float model's (tflite_results.txt)."""
         s, task = self.settings, self.task
         pair = any(layout.text_b is not None for layout in task.splits.values())
-        export_classifier(self.model, s.spm_model_file, s.do_lower_case, list(task.labels or []) or None, pair,
-                          s.max_seq_length, s.export_dir, self.bounds)
+        labels = list(task.labels) if task.labels else None
+        export_classifier(self.model, s.spm_model_file, s.do_lower_case, labels, pair, s.max_seq_length,
+                          s.export_dir, self.bounds)
         kind = "regression score" if task.is_regression else f"logits over {', '.join(task.labels)}"
         described = describe(s.tflite_metadata, f"ALBERT {task.directory} classifier",
                              f"ALBERT fine-tuned on {task.directory}: [CLS] text [SEP]"
                              f"{' text_b [SEP]' if pair else ''} -> {kind}.", s.spm_model_file, s.vocab_file,
-                             s.do_lower_case, labels=list(task.labels or []) or None, regression=task.is_regression)
+                             s.do_lower_case, labels=labels, regression=task.is_regression)
         report = litert.export_tflite(self.model, os.path.join(s.export_dir, "model.tflite"), PACKED_INPUTS,
                                       litert.file_length(s.max_seq_length, self.bounds, s.tflite_length),
                                       quantization=s.tflite_quantization, described=described)

@@ -23,7 +23,7 @@ import unicodedata
 
 import sentencepiece as spm
 
-from albert.text.tokenization import preprocess_text
+from albert.text.tokenization import ends_in_digit_comma, preprocess_text
 from albert.wire import fields, length_delimited, replace_field, rewrite_fields, varint_field
 
 MODEL_PIECES, MODEL_NORMALIZER_SPEC = 1, 3  # ModelProto.pieces, ModelProto.normalizer_spec
@@ -60,7 +60,8 @@ def preprocessing_rules(sp_model: bytes, do_lower_case: bool) -> list:
 def preprocessing_model(sp_model: bytes, do_lower_case: bool) -> bytes:
     """The SentencePiece model `sp_model` (serialized) with a normalizer that does the original's preprocessing and
     the model's own normalization, and its pieces that end in a digit and a comma marked unused (the original splits
-    them off: see `digit_comma_pieces`); every piece keeps its id and score, every other setting unchanged."""
+    them off: albert.text.tokenization.ends_in_digit_comma); every piece keeps its id and score, every other setting
+    unchanged."""
     spec = dict(fields(sp_model)).get(MODEL_NORMALIZER_SPEC, b"")
     name = dict(fields(spec)).get(SPEC_NAME, b"identity").decode()
     compiled = spm.SentencePieceNormalizer(norm_map=preprocessing_rules(sp_model, do_lower_case))
@@ -72,13 +73,7 @@ def preprocessing_model(sp_model: bytes, do_lower_case: bool) -> bytes:
     return rewrite_fields(model, MODEL_PIECES, _unused_if_digit_comma)
 
 
-def digit_comma_pieces(piece: str) -> bool:
-    """Whether the original never emits `piece`: its digit-comma rule (albert.text.tokenization.split_digit_commas)
-    splits every piece ending in a digit and a comma."""
-    return len(piece) > 1 and piece[-1] == "," and piece[-2].isdigit()
-
-
 def _unused_if_digit_comma(piece: bytes):
-    if not digit_comma_pieces(dict(fields(piece))[PIECE_TEXT].decode()):
+    if not ends_in_digit_comma(dict(fields(piece))[PIECE_TEXT].decode()):
         return None
     return length_delimited(MODEL_PIECES, replace_field(piece, PIECE_TYPE, varint_field(PIECE_TYPE, UNUSED)))

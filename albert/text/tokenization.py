@@ -42,12 +42,18 @@ def encode_pieces(sp_model: spm.SentencePieceProcessor, text: str, sample: bool 
     return split_digit_commas(pieces, sp_model)
 
 
+def ends_in_digit_comma(piece: str) -> bool:
+    """Whether the digit-comma rule splits `piece` (so the original never emits it): it ends in a digit and a
+    comma."""
+    return len(piece) > 1 and piece[-1] == "," and piece[-2].isdigit()
+
+
 def split_digit_commas(pieces: list, sp_model: spm.SentencePieceProcessor) -> list[str]:
     """The original's rule after SentencePiece: a piece ending in a digit and a comma (`▁45,`) becomes the pieces of
     its digits, then the comma."""
     out = []
     for piece in pieces:
-        if len(piece) > 1 and piece[-1] == "," and piece[-2].isdigit():
+        if ends_in_digit_comma(piece):
             again = sp_model.EncodeAsPieces(piece[:-1].replace(SPIECE_UNDERLINE, ""))
             if piece[0] != SPIECE_UNDERLINE and again and again[0][0] == SPIECE_UNDERLINE:
                 if len(again[0]) == 1:
