@@ -45,6 +45,7 @@ flags.DEFINE_string("export_dir", None, "Export model.ckpt-best as a serving Sav
                     "(text_a, and text_b for pair tasks) and returns probabilities and predictions, and in it "
                     "model.tflite (LiteRT: packed ids -> logits).")
 cli.define_tflite_flag()
+cli.define_onnx_flag()
 cli.define_runtime_flags()
 cli.define_length_flags()
 flags.adopt_module_key_flags(cli)  # --help lists them with the script's own flags
@@ -89,6 +90,7 @@ def validate() -> tuple:
     runtime = cli.settings(Runtime, FLAGS)
     check_model_files(FLAGS.albert_config_file, FLAGS.max_seq_length, FLAGS.spm_model_file, FLAGS.vocab_file,
                       FLAGS.init_checkpoint)
+    cli.check_onnx_export(FLAGS.onnx_export, FLAGS.export_dir)
     check_export_dir(FLAGS.export_dir, (FLAGS.output_dir, FLAGS.albert_config_file, FLAGS.spm_model_file,
                                         FLAGS.vocab_file, FLAGS.init_checkpoint, FLAGS.data_dir))
     return seeds, runtime

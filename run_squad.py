@@ -54,6 +54,7 @@ flags.DEFINE_bool("use_einsum", True, "Kept for compatibility (attention is alwa
 flags.DEFINE_string("export_dir", None, "Export model.ckpt-best as a serving SavedModel over packed inputs (the "
                     "head's logits; see the README), with its LiteRT model.tflite.")
 cli.define_tflite_flag()
+cli.define_onnx_flag()
 flags.DEFINE_bool("version_2_with_negative", False, "SQuAD 2.0: questions may have no answer.")
 flags.DEFINE_integer("start_n_top", 5, "2.0: beam size over start positions.")
 flags.DEFINE_integer("end_n_top", 5, "2.0: beam size over end positions per start.")
@@ -99,6 +100,7 @@ def validate() -> Runtime:
     runtime = cli.settings(Runtime, FLAGS)
     check_model_files(FLAGS.albert_config_file, FLAGS.max_seq_length, FLAGS.spm_model_file,
                       init_checkpoint=FLAGS.init_checkpoint)
+    cli.check_onnx_export(FLAGS.onnx_export, FLAGS.export_dir)
     check_export_dir(FLAGS.export_dir, (FLAGS.output_dir, FLAGS.albert_config_file, FLAGS.spm_model_file,
                                         FLAGS.init_checkpoint))
     return runtime

@@ -218,6 +218,34 @@ def define_tflite_flag():
                       "and with --length_buckets=none, dynamic otherwise.")
 
 
+ONNX_EXPORTS = ("none", "float32", "dynamic_int8")
+ONNX_PACKAGES = ("tf2onnx", "onnx", "onnxruntime")  # the `onnx` extra (requirements-onnx.txt)
+
+
+def define_onnx_flag():
+    """--onnx_export, for the runners whose --export_dir writes a task model."""
+    from absl import flags
+
+    flags.DEFINE_enum("onnx_export", "none", list(ONNX_EXPORTS), "With --export_dir, also write model.onnx (the "
+                      "packed ids -> outputs endpoint, dynamic batch and sequence axes, for ONNX Runtime): float32, "
+                      "dynamic_int8 (int8 MatMul weights) or none. Needs pip install '.[onnx]'.")
+
+
+def check_onnx_export(choice: str, export_dir: str | None = "given"):
+    """AlbertError unless --onnx_export `choice` is known, has an --export_dir to write into and its packages are
+    installed (no TensorFlow needed)."""
+    import importlib.util
+
+    if choice not in ONNX_EXPORTS:
+        raise AlbertError(f"--onnx_export {choice!r} is unknown; use one of {', '.join(ONNX_EXPORTS)}")
+    if choice != "none" and not export_dir:
+        raise AlbertError(f"--onnx_export={choice} writes model.onnx into the export: pass --export_dir")
+    missing = [name for name in ONNX_PACKAGES if choice != "none" and importlib.util.find_spec(name) is None]
+    if missing:
+        raise AlbertError(f"--onnx_export={choice} needs {', '.join(missing)}: pip install '.[onnx]' "
+                          "(or -r requirements-onnx.txt), or pass --onnx_export=none")
+
+
 def settings(cls, values, **overrides):
     """A settings dataclass built from flag values: each field from the flag of its name (a field no flag of this
     program sets keeps its default), `overrides` first (a flag of another name, e.g. RACE's

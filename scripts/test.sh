@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Create .venv if needed, install requirements.txt, requirements-dev.txt and requirements-beam.txt (the optional
-# Beam runner of create_pretraining_data.py is tested too), make .venv-tasklib (requirements-tasklib.txt: the TFLite
+# Create .venv if needed, install requirements.txt, requirements-dev.txt, requirements-beam.txt and
+# requirements-onnx.txt (the optional Beam runner of create_pretraining_data.py and --onnx_export are tested too),
+# make .venv-tasklib (requirements-tasklib.txt: the TFLite
 # Task Library, which cannot share TensorFlow's protobuf), run the whole test suite.
 # Idempotent: a second run reuses the venv and reinstalls nothing that is already satisfied.
 # The tests run in PYTEST_WORKERS processes (default 2, pytest-xdist; a test file stays in one process, so its
@@ -12,7 +13,7 @@ if [[ ! -x .venv/bin/python ]]; then
   "$PYTHON" -m venv .venv
 fi
 .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements.txt -r requirements-dev.txt \
-  -r requirements-beam.txt \
+  -r requirements-beam.txt -r requirements-onnx.txt \
   2> >(grep -v "^WARNING: Location" >&2)
 # The TFLite Task Library in its own environment (requirements-tasklib.txt says why).
 if [[ ! -x .venv-tasklib/bin/python ]]; then

@@ -108,9 +108,13 @@ CASES = [
     ("cl", ["--tflite_metadata=zip"], "--tflite_metadata=zip: value should be one of <tokenizer|none>"),
     ("cl", ["--tflite_length=short"], "--tflite_length=short: value should be one of <default|fixed|dynamic>"),
     ("cl", ["--export_dir={out}"], "--export_dir {out} is an input of this command"),
+    ("cl", ["--onnx_export=int4"], "--onnx_export=int4: value should be one of <none|float32|dynamic_int8>"),
+    ("cl", ["--onnx_export=float32"], "--onnx_export=float32 writes model.onnx into the export: pass --export_dir"),
     # ---------------------------------------------------------------- run_squad.py
     ("sq", ["--output_dir="], "--output_dir is required"),
     ("sq", ["--do_predict=false"], "nothing to do"),
+    ("sq", ["--onnx_export=dynamic_int8"], "--onnx_export=dynamic_int8 writes model.onnx into the export: pass "
+     "--export_dir"),
     ("sq", ["--do_train"], "--do_train needs --train_file"),
     ("sq", ["--predict_file="], "--do_predict needs --predict_file"),
     ("sq", ["--predict_file={w}/missing.json"], "{w}/missing.json: --predict_file not found"),

@@ -34,3 +34,12 @@ def spm_model(tmp_path_factory):
     from tests.export_helpers import train_sentencepiece_with_numbers
 
     return train_sentencepiece_with_numbers(tmp_path_factory.mktemp("spm"))
+
+
+@pytest.fixture(scope="session")
+def sst2(tmp_path_factory):
+    """run_classifier.py trained, evaluated and exported (model.tflite, model.onnx) on real SST-2 text
+    (tests/export_helpers.py's sst2_export)."""
+    from tests.export_helpers import sst2_export
+
+    return sst2_export(tmp_path_factory.mktemp("sst2"))

@@ -1,13 +1,20 @@
-"""Shared by the export tests and others: varied strings, a small SentencePiece model with digit+comma pieces, and
-running a script or an app-style snippet in a new interpreter."""
+"""Shared by the export tests and others: varied strings, a small SentencePiece model with digit+comma pieces,
+running a script or an app-style snippet in a new interpreter, and a short fine-tuning on real SST-2 text with its
+export (the `sst2` fixture of conftest.py)."""
 
 import os
 import random
 import subprocess
 import sys
+import json
 import textwrap
 
-from tests.helpers import ROOT
+from tests.helpers import ROOT, shared_directory
+
+SPM = os.path.join(shared_directory(), "albert_30k_clean", "30k-clean.model")  # the released 30k-clean model
+GLUE = os.path.join(shared_directory(), "glue_real")
+TINY = {"vocab_size": 30000, "embedding_size": 16, "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2,
+        "intermediate_size": 64, "max_position_embeddings": 64}
 
 FRAGMENTS = ["Hello", "WORLD", "Café", "naïve", "Zoë’s", "“quoted”", '"plain"', "1,024", "12,345,678", "3,5",
              "a,1,", "東京", "中文字", "São Paulo", "ÉTÉ", "don't", "ﬁne", "①", "½", "$2,500.00", "(parens)", "-",
@@ -58,3 +65,26 @@ def run_script(name, *args):
     env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2")
     return subprocess.run([sys.executable, os.path.join(ROOT, name), *args], capture_output=True, text=True,
                           timeout=600, env=env)
+
+
+def sst2_export(tmp_path):
+    """run_classifier.py on SST-2 text of dev size (the first 872 training rows; dev as released), the released
+    SentencePiece model, a small random model: trains, evaluates, exports (model.tflite with metadata, and
+    model.onnx). (tmp_path, output_dir, the 872 dev sentences)."""
+    data = tmp_path / "glue" / "SST-2"
+    data.mkdir(parents=True)
+    with open(os.path.join(GLUE, "SST-2", "train.tsv"), encoding="utf-8") as f:
+        (data / "train.tsv").write_text("".join(line for line, _ in zip(f, range(873))), encoding="utf-8")
+    os.symlink(os.path.join(GLUE, "SST-2", "dev.tsv"), data / "dev.tsv")
+    config = tmp_path / "albert_config.json"
+    config.write_text(json.dumps(TINY))
+    out = tmp_path / "out"
+    result = run_script("run_classifier.py", "--task_name=SST-2", f"--data_dir={tmp_path / 'glue'}",
+                        f"--output_dir={out}", f"--albert_config_file={config}", f"--spm_model_file={SPM}",
+                        "--do_train", "--do_eval", "--max_seq_length=64", "--train_batch_size=32", "--train_step=27",
+                        "--warmup_step=3", "--learning_rate=1e-3", "--save_checkpoints_steps=27",
+                        "--eval_batch_size=128", f"--export_dir={tmp_path / 'serving'}", "--onnx_export=float32")
+    assert result.returncode == 0, result.stderr[-3000:]
+    with open(os.path.join(GLUE, "SST-2", "dev.tsv"), encoding="utf-8") as f:
+        sentences = [line.split("\t")[0] for line in f.read().splitlines()[1:]]
+    return tmp_path, out, sentences

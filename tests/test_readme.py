@@ -1,6 +1,7 @@
 """Every Python block of the README and of every docs/ page runs as written, in a fresh interpreter, against tiny
 models laid out where the pages say (`albert_base/` as a released tarball, `out/hub` from export_to_tfhub.py,
-`out/mrpc_serving` from a classifier export, `out/sst2_serving/model.tflite` with TFLite metadata)."""
+`out/mrpc_serving` from a classifier export, `out/sst2_serving/model.tflite` with TFLite metadata, and
+`out/sst2_serving/model.onnx`)."""
 
 import os
 import re
@@ -62,9 +63,12 @@ def sandbox(tmp_path_factory):
     # out/sst2_serving/model.tflite: a one-text classifier's file with its TFLite metadata (MediaPipe's block)
     from albert.export.tflite_metadata import describe
 
-    export_tflite(AlbertClassifier(config, num_labels=2), str(root / "out/sst2_serving/model.tflite"),
-                  ("input_ids", "input_mask", "segment_ids"), None,
+    sst2 = AlbertClassifier(config, num_labels=2)
+    export_tflite(sst2, str(root / "out/sst2_serving/model.tflite"), ("input_ids", "input_mask", "segment_ids"), None,
                   described=describe("tokenizer", "SST-2", "text -> logits", spm, None, True, labels=["0", "1"]))
+    from albert.export.onnx import export_onnx  # and its model.onnx (ONNX Runtime's block)
+
+    export_onnx(sst2, str(root / "out/sst2_serving/model.onnx"), ("input_ids", "input_mask", "segment_ids"))
     # hf_albert_sst2/: a Hugging Face AlbertForSequenceClassification directory, written by albert.convert.
     from albert.export.conversion import convert
 

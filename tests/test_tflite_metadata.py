@@ -17,15 +17,11 @@ import zipfile
 import numpy as np
 import pytest
 
-from tests.export_helpers import fresh, run_script
-from tests.helpers import ROOT, shared_directory
+from tests.export_helpers import SPM, TINY, fresh, run_script
+from tests.helpers import ROOT
 
-SPM = os.path.join(shared_directory(), "albert_30k_clean", "30k-clean.model")
-GLUE = os.path.join(shared_directory(), "glue_real")
 TASKLIB_PYTHON = os.path.join(ROOT, ".venv-tasklib", "bin", "python")
 TASKLIB_LIBS = os.path.join(ROOT, ".venv-tasklib", "system-libs")
-TINY = {"vocab_size": 30000, "embedding_size": 16, "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2,
-        "intermediate_size": 64, "max_position_embeddings": 64}
 TEXTS = ["``Hi'' said AMÉLIE, it's a naïve café!", "The film is 1,024 times better than 45, 3,5 and ½.",
          "日本語 and emoji 😀", "  spaced\tout\u00a0text  "]
 
@@ -38,28 +34,6 @@ def run(script: str, *args):
 def app(code: str, tmp_path, **options):
     """`code` as an app developer's script (tests.export_helpers.fresh); its last line of output, as JSON."""
     return json.loads(fresh(code, tmp_path, timeout=600, **options).stdout.strip().splitlines()[-1])
-
-
-@pytest.fixture(scope="module")
-def sst2(tmp_path_factory):
-    """run_classifier.py on SST-2 text of dev size (the first 872 training rows; dev as released), the released
-    SentencePiece model, a small random model: trains, evaluates, exports (model.tflite with metadata)."""
-    tmp_path = tmp_path_factory.mktemp("sst2")
-    data = tmp_path / "glue" / "SST-2"
-    data.mkdir(parents=True)
-    with open(os.path.join(GLUE, "SST-2", "train.tsv"), encoding="utf-8") as f:
-        (data / "train.tsv").write_text("".join(line for line, _ in zip(f, range(873))), encoding="utf-8")
-    os.symlink(os.path.join(GLUE, "SST-2", "dev.tsv"), data / "dev.tsv")
-    config = tmp_path / "albert_config.json"
-    config.write_text(json.dumps(TINY))
-    out = tmp_path / "out"
-    run("run_classifier.py", "--task_name=SST-2", f"--data_dir={tmp_path / 'glue'}", f"--output_dir={out}",
-        f"--albert_config_file={config}", f"--spm_model_file={SPM}", "--do_train", "--do_eval", "--max_seq_length=64",
-        "--train_batch_size=32", "--train_step=27", "--warmup_step=3", "--learning_rate=1e-3",
-        "--save_checkpoints_steps=27", "--eval_batch_size=128", f"--export_dir={tmp_path / 'serving'}")
-    with open(os.path.join(GLUE, "SST-2", "dev.tsv"), encoding="utf-8") as f:
-        sentences = [line.split("\t")[0] for line in f.read().splitlines()[1:]]
-    return tmp_path, out, sentences
 
 
 def test_a_short_fine_tuning_on_real_sst2_text_completes(sst2):

@@ -30,11 +30,9 @@ import tensorflow as tf
 from albert.atomic import replacing_file
 from albert.cli import TFLITE_LENGTHS, TFLITE_QUANTIZATIONS
 from albert.errors import AlbertError
+from albert.export.savedmodel import PER_POSITION, named_outputs
 from albert.export.tflite_metadata import with_metadata
 from albert.model.serialization import float32_copy
-
-
-PER_POSITION = ("start_logits", "end_logits", "sequence_output")  # outputs with the sequence axis second
 
 
 def file_length(seq_length: int, bucket_bounds: tuple, choice: str = "default", runtime_fixed: bool = False
@@ -66,12 +64,7 @@ def export_tflite(model, path: str, input_names, seq_length: int | None, output_
 
     model = float32_copy(model)
 
-    def serve(inputs):
-        outputs = model(input_map(dict(inputs)) if input_map else dict(inputs), training=False)
-        if not isinstance(outputs, dict):
-            outputs = {"logits": outputs}
-        return {name: outputs[name] for name in (output_names or sorted(outputs))}
-
+    serve = named_outputs(model, output_names, input_map)
     directory, name = os.path.split(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=f"{name}.tmp-{os.getpid()}-", dir=directory) as saved:

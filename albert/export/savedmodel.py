@@ -11,11 +11,26 @@ import tensorflow as tf
 from albert.atomic import replacing_directory
 
 HUB_INPUTS = ("input_word_ids", "input_mask", "input_type_ids")
+PER_POSITION = ("start_logits", "end_logits", "sequence_output")  # outputs whose second axis is the sequence
 
 
 def encoder_inputs(inputs: dict) -> dict:
     return {"input_ids": inputs["input_word_ids"], "input_mask": inputs["input_mask"],
             "segment_ids": inputs["input_type_ids"]}
+
+
+def named_outputs(model, output_names=None, input_map=None):
+    """The packed endpoint of every export (SavedModel, LiteRT, ONNX): inputs -> {name: output} of `model`
+    (`output_names`: those kept, default all; a model returning one tensor names it `logits`; `input_map(inputs)`:
+    the model's features from the endpoint's inputs)."""
+
+    def serve(inputs):
+        outputs = model(input_map(dict(inputs)) if input_map else dict(inputs), training=False)
+        if not isinstance(outputs, dict):
+            outputs = {"logits": outputs}
+        return {name: outputs[name] for name in (output_names or sorted(outputs))}
+
+    return serve
 
 
 def int_spec(name: str, rank: int = 2):

@@ -4,6 +4,8 @@
   `probabilities`, `predictions` (label strings; the score for regression), `logits`; tokenized in the graph
   (loading it needs `import tensorflow_text`).
 - SQuAD (run_squad.py) and RACE (run_race.py): packed int32 features -> the head's outputs.
+
+With --onnx_export, model.onnx (the packed endpoint, albert.export.onnx) beside model.tflite.
 """
 
 import os
@@ -13,7 +15,8 @@ import tensorflow as tf
 from albert.data.buckets import cut_to_bucket
 from albert.data.features import boundaries
 from albert.export.litert import export_tflite
-from albert.export.savedmodel import encoder_inputs, int_spec, root_with_variables, save
+from albert.export.onnx import export_onnx
+from albert.export.savedmodel import encoder_inputs, int_spec, named_outputs, root_with_variables, save
 from albert.model.serialization import float32_copy
 from albert.tasks.squad import model_inputs, prediction_outputs
 from albert.text.graph_tokenizer import InGraphTokenizer
@@ -50,32 +53,29 @@ def export_classifier(model, sp_model_file: str, do_lower_case: bool, labels: li
 
 
 def export_squad(model, version_2: bool, path: str, seq_length: int | None, quantization: str = "none",
-                 described=None) -> dict:
+                 described=None, onnx_export: str = "none") -> dict:
     """A fine-tuned SQuAD model over packed inputs (`input_ids`, `input_mask`, `segment_ids`, and `p_mask` for
     2.0) -> `start_logits`, `end_logits` (1.1) or the beam outputs and `cls_logits` (2.0); with its model.tflite."""
     return export_packed(model, model_inputs(version_2), prediction_outputs(version_2), path, seq_length,
-                         quantization, described=described)
+                         quantization, described=described, onnx_export=onnx_export)
 
 
 def export_packed(model, input_names, output_names, path: str, seq_length: int | None, quantization: str = "none",
-                  rows_per_example: int | None = None, described=None) -> dict:
+                  rows_per_example: int | None = None, described=None, onnx_export: str = "none") -> dict:
     """A task model over packed int32 features as a serving SavedModel (`serving_default`: any batch and length)
     and, inside it, `model.tflite` (LiteRT, builtin ops, weights frozen) at `seq_length` (None: any length, see
     albert.export.litert.file_length). `output_names`: the outputs kept (None: a model returning one tensor, named
-    `logits`). Both compute in float32. `described`: the file's TFLite metadata (None: none). Returns
-    albert.export.litert's report."""
+    `logits`). Both compute in float32. `described`: the file's TFLite metadata (None: none). `onnx_export`
+    (float32 / dynamic_int8): model.onnx beside them too (albert.export.onnx). Returns albert.export.litert's
+    report."""
     model = float32_copy(model)
     spec = {k: int_spec(k, 3 if rows_per_example else 2) for k in input_names}
     root = root_with_variables(model)
     root.model = model
-
-    def serve(inputs):
-        outputs = model(dict(inputs), training=False)
-        if not isinstance(outputs, dict):
-            return {"logits": outputs}
-        return {name: outputs[name] for name in output_names}
-
-    root.serve = tf.function(serve, input_signature=[spec])
+    root.serve = tf.function(named_outputs(model, output_names), input_signature=[spec])
     save(root, path, {"serving_default": root.serve.get_concrete_function()})
+    if onnx_export != "none":
+        export_onnx(model, os.path.join(path, "model.onnx"), input_names, output_names, onnx_export,
+                    rows_per_example)
     return export_tflite(model, os.path.join(path, "model.tflite"), input_names, seq_length, output_names,
                          quantization, rows_per_example, described=described)

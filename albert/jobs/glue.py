@@ -15,6 +15,7 @@ from albert.data.features import PACKED_INPUTS, boundaries
 from albert.data.readers import classifier_dataset, classifier_decoder, prediction_batches
 from albert.errors import AlbertError
 from albert.export import litert
+from albert.export.onnx import export_onnx
 from albert.export.serving import export_classifier
 from albert.export.tflite_metadata import describe
 from albert.jobs.outputs import append_eval_results, begin_training
@@ -62,6 +63,7 @@ class GlueRun:
     tflite_quantization: str = "none"
     tflite_metadata: str = "tokenizer"
     tflite_length: str = "default"
+    onnx_export: str = "none"
     seeds: tuple = ()  # fine-tune once per seed and compare (empty: once, with the runtime's seed)
     length_buckets: str = "default"  # albert.data.buckets.boundaries
     group_by_length: bool = False
@@ -180,8 +182,9 @@ class FineTuning:
               + f" | best {key} {best_value:.4f} at step {best_step}")
 
     def export(self):
-        """The serving SavedModel on raw strings and, in it, model.tflite (packed ids -> logits); with --do_eval the
-        LiteRT file's dev metric beside the float model's (tflite_results.txt)."""
+        """The serving SavedModel on raw strings and, in it, model.tflite (packed ids -> logits) and with
+        --onnx_export model.onnx (the same); with --do_eval the LiteRT file's dev metric beside the float model's
+        (tflite_results.txt)."""
         s, task = self.settings, self.task
         pair = any(layout.text_b is not None for layout in task.splits.values())
         labels = list(task.labels) if task.labels else None
@@ -197,6 +200,11 @@ class FineTuning:
                                       quantization=s.tflite_quantization, described=described)
         print(f"exported the serving model to {s.export_dir} (inputs: text_a{', text_b' if pair else ''}) and "
               f"{report['path']} (packed ids -> logits, {report['bytes']:,} bytes)")
+        if s.onnx_export != "none":
+            onnx_file = export_onnx(self.model, os.path.join(s.export_dir, "model.onnx"), PACKED_INPUTS,
+                                    quantization=s.onnx_export)
+            print(f"exported {onnx_file['path']} ({s.onnx_export}: packed ids -> logits, {onnx_file['bytes']:,} "
+                  "bytes)")
         if s.do_eval:
             logits, examples = self.logits_of("dev", s.eval_batch_size)
             batches = list(self.prediction_batches("dev", s.eval_batch_size))  # as the float model's

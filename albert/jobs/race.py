@@ -59,6 +59,7 @@ class RaceRun:
     tflite_quantization: str = "none"
     tflite_metadata: str = "tokenizer"
     tflite_length: str = "default"
+    onnx_export: str = "none"
     length_buckets: str = "default"  # albert.data.features.boundaries
     group_by_length: bool = False
 
@@ -97,8 +98,9 @@ class RaceFineTuning:
                                  "length]) -> a logit per option.", s.spm_model_file, s.vocab_file, s.do_lower_case)
             report = export_packed(self.model, PACKED_INPUTS, None, s.export_dir,
                                    file_length(s.max_seq_length, self.bounds, s.tflite_length), s.tflite_quantization,
-                                   rows_per_example=CHOICES, described=described)
-            print(f"exported the serving model to {s.export_dir} and {report['path']} ({report['bytes']:,} bytes)")
+                                   rows_per_example=CHOICES, described=described, onnx_export=s.onnx_export)
+            print(f"exported the serving model to {s.export_dir} and {report['path']} ({report['bytes']:,} bytes)"
+                  + (f" and model.onnx ({s.onnx_export})" if s.onnx_export != "none" else ""))
         if s.do_predict:
             predictions, examples = self.predictions_of("test", s.predict_file, s.predict_batch_size)
             letters = {e.example_id: "ABCD"[int(p)] for e, p in zip(examples, predictions)}

@@ -58,6 +58,7 @@ class SquadRun:
     tflite_quantization: str = "none"
     tflite_metadata: str = "tokenizer"
     tflite_length: str = "default"
+    onnx_export: str = "none"
     version_2_with_negative: bool = False
     start_n_top: int = 5
     end_n_top: int = 5
@@ -146,8 +147,10 @@ class SquadFineTuning:
                                 "logit." if self.version_2 else "start and end logits."),
                              s.spm_model_file, None, s.do_lower_case)
         length = litert.file_length(s.max_seq_length, self.bounds, s.tflite_length, runtime_fixed=not self.version_2)
-        report = export_squad(self.model, self.version_2, s.export_dir, length, s.tflite_quantization, described)
-        print(f"exported the serving model to {s.export_dir} and {report['path']} ({report['bytes']:,} bytes)")
+        report = export_squad(self.model, self.version_2, s.export_dir, length, s.tflite_quantization, described,
+                              s.onnx_export)
+        print(f"exported the serving model to {s.export_dir} and {report['path']} ({report['bytes']:,} bytes)"
+                  + (f" and model.onnx ({s.onnx_export})" if s.onnx_export != "none" else ""))
         return report
 
     def train(self):
