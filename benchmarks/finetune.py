@@ -63,8 +63,9 @@ def epoch_padding(lengths, batch_size: int, bounds: tuple, grouped: bool) -> flo
 
 
 def train_rate(config, record: str, max_seq_length: int, batch_size: int, bounds: tuple, grouped: bool,
-               steps: int, output_dir: str) -> float:
-    """Examples/s of the project's training loop (AdamW, clipping) over `steps` steps after a tracing step."""
+               steps: int, output_dir: str, device: str = "/cpu:0") -> float:
+    """Examples/s of the project's training loop (AdamW, clipping) over `steps` steps after a tracing step, under
+    the Keras dtype policy set before (fp32, or bf16: albert.train.loop.set_precision)."""
     import keras
     import tensorflow as tf
 
@@ -76,7 +77,7 @@ def train_rate(config, record: str, max_seq_length: int, batch_size: int, bounds
 
     keras.backend.clear_session()
     keras.utils.set_random_seed(0)
-    strategy = tf.distribute.OneDeviceStrategy("/cpu:0")
+    strategy = tf.distribute.OneDeviceStrategy(device)
     with strategy.scope():
         model = AlbertClassifier(config, num_labels=2)
         optimizer = create_optimizer(1e-5, 1000, 0, "adamw", model=model)
