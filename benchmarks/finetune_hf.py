@@ -1,0 +1,235 @@
+"""Fine-tuning and evaluation speed beside Hugging Face transformers with its own speed recipe, in ONE run on this
+machine, on real GLUE text (../shared/glue_real) and the released 30k-clean SentencePiece model.
+
+For each task, --max_seq_length and precision (fp32; bf16: ours `--mixed_precision=bf16`, HF
+`torch.autocast(dtype=torch.bfloat16)`), an ALBERT-base-shaped classifier (random weights, seed 0; AdamW; the
+original's batch size), the same ids on both sides (FullTokenizer's), 2 threads each:
+
+| row | ours (the project's training loop, what run_classifier.py runs) | HF (PyTorch, SDPA attention) |
+|---|---|---|
+| train | the default length buckets, the original's batches | `DataCollatorWithPadding` (each batch padded to its longest), shuffled batches |
+| grouped | `--group_by_length` | `group_by_length=True`: the Trainer's `LengthGroupedSampler` |
+| eval | batches of 32 grouped by length (what evaluation does) | `DataCollatorWithPadding` over length-sorted batches of 32 |
+
+Training rates: examples/s over --train_steps steps after untimed ones (ours 3: the first calls trace new bucket
+lengths; HF 1); evaluation: over the first
+--eval_examples examples after an untimed pass. Each side runs in its own process (ours in this environment, HF in
+.venv-peers: benchmarks/peers.sh), the two taking turns, --turns times; each figure is the best of its turns. Prints
+the table with ours / HF per row, the targets (ours >= 1.0x in every row) and draws docs/finetune_hf.png.
+
+    bash benchmarks/peers.sh                                                  # once: .venv-peers
+    python benchmarks/finetune_hf.py                                          # SST-2, CoLA, RTE, QNLI; 128 and 512
+    python benchmarks/finetune_hf.py --tasks sst-2 --seq_lengths 128          # one task
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+SHARED = os.path.join(os.path.dirname(ROOT), "shared")
+PEERS_PYTHON = os.path.join(ROOT, ".venv-peers", "bin", "python")
+BATCH = {"sst-2": 32, "cola": 16, "rte": 32, "qnli": 32}
+WARMUP = {"ours": 3, "hf": 1}  # untimed steps: ours traces once per new bucket length, HF runs eagerly
+EVAL_BATCH = 32
+MODES = ("train", "grouped", "eval")
+
+
+# ---------------------------------------------------------------------------------------------------- our side
+def ours_worker(args) -> dict:
+    from finetune import train_rate
+
+    from albert.config import AlbertConfig
+    from albert.data.features import boundaries
+    from albert.model.task_models import AlbertClassifier
+    from albert.train.loop import set_precision
+
+    config = AlbertConfig.preset("base_v2")
+    bounds = boundaries(args.seq_length)
+    result = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for mode, grouped in (("train", False), ("grouped", True)):
+            set_precision(args.precision)
+            result[mode] = train_rate(config, args.record, args.seq_length, args.batch_size, bounds, grouped,
+                                      args.train_steps, os.path.join(tmp, mode))
+    set_precision(args.precision)
+    from finetune import eval_rate
+
+    result["eval"] = eval_rate(AlbertClassifier(config, num_labels=2), args.record, args.seq_length, EVAL_BATCH,
+                               bounds, args.eval_examples)
+    return result
+
+
+# ------------------------------------------------------------------------------------------------- the HF side
+def hf_worker(args) -> dict:
+    """Runs in .venv-peers (PyTorch, transformers; nothing of this package, no TensorFlow)."""
+    import numpy as np
+    import torch
+    from transformers import (AlbertConfig, AlbertForSequenceClassification, AlbertTokenizer,
+                              DataCollatorWithPadding)
+    from transformers.trainer_pt_utils import LengthGroupedSampler
+
+    torch.set_num_threads(2)
+    torch.manual_seed(0)
+    with np.load(args.record) as data:
+        ids, lengths, labels = data["input_ids"], data["lengths"], data["labels"]
+    examples = [{"input_ids": ids[i, :n].tolist(), "token_type_ids": [0] * int(n), "attention_mask": [1] * int(n),
+                 "labels": int(labels[i])} for i, n in enumerate(lengths)]
+    collate = DataCollatorWithPadding(AlbertTokenizer(vocab_file=args.spm_model_file), return_tensors="pt")
+    config = AlbertConfig(vocab_size=30000, embedding_size=128, hidden_size=768, num_attention_heads=12,
+                          intermediate_size=3072, num_hidden_layers=12, max_position_embeddings=512,
+                          hidden_act="gelu_new", num_labels=2, attn_implementation="sdpa")
+    model = AlbertForSequenceClassification(config)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-5, weight_decay=0.01)
+    autocast = torch.autocast("cpu", dtype=torch.bfloat16, enabled=args.precision == "bf16")
+    generator = torch.Generator().manual_seed(0)
+    shuffled = torch.randperm(len(examples), generator=generator).tolist()  # the Trainer's RandomSampler
+    grouped = list(LengthGroupedSampler(args.batch_size, lengths=[int(n) for n in lengths], generator=generator))
+    result = {}
+    for mode, order in (("train", shuffled), ("grouped", grouped)):
+        model.train()
+        batches = [collate([examples[i] for i in order[s:s + args.batch_size]])
+                   for s in range(0, (WARMUP["hf"] + args.train_steps) * args.batch_size, args.batch_size)]
+
+        def step(batch):
+            with autocast:
+                loss = model(**batch).loss
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            optimizer.zero_grad(set_to_none=True)
+
+        for batch in batches[:WARMUP["hf"]]:
+            step(batch)
+        start = time.perf_counter()
+        for batch in batches[WARMUP["hf"]:]:
+            step(batch)
+        result[mode] = args.train_steps * args.batch_size / (time.perf_counter() - start)
+    model.eval()
+    order = sorted(range(args.eval_examples), key=lambda i: int(lengths[i]))
+    batches = [collate([{k: v for k, v in examples[i].items() if k != "labels"} for i in order[s:s + EVAL_BATCH]])
+               for s in range(0, len(order), EVAL_BATCH)]
+
+    def evaluate():
+        with torch.inference_mode(), autocast:
+            for batch in batches:
+                model(**batch).logits.float().numpy()
+
+    evaluate()
+    start = time.perf_counter()
+    evaluate()
+    result["eval"] = len(order) / (time.perf_counter() - start)
+    return result
+
+
+# ---------------------------------------------------------------------------------------------------------- main
+def prepare(task_name: str, seq_length: int, glue_dir: str, spm: str, work: str) -> tuple:
+    """(our feature record, the same ids for HF as an .npz) of the task's training split at `seq_length`."""
+    import numpy as np
+
+    from albert.tasks.classification import cached_features
+    from albert.tasks.glue import convert_example, get_task, read_examples
+    from albert.text.tokenization import FullTokenizer
+
+    task, tokenizer = get_task(task_name), FullTokenizer(None, True, spm)
+    split = "dev" if task_name == "qnli" else "train"  # QNLI's train file is not in ../shared: its dev stands in
+    directory = os.path.join(work, f"{task_name}{seq_length}")
+    record, _ = cached_features(task, glue_dir, split, tokenizer, seq_length, directory)
+    features = [convert_example(e, task, seq_length, tokenizer) for e in read_examples(task, glue_dir, split)]
+    arrays = os.path.join(directory, "hf.npz")
+    np.savez(arrays, input_ids=np.array([f.input_ids for f in features], np.int64),
+             lengths=np.array([sum(f.input_mask) for f in features]), labels=np.array([f.label_id for f in features]))
+    return record, arrays
+
+
+def draw(rows: list, path: str, title: str):
+    """Examples/s per task, length, precision and mode: ours beside HF."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    labels = [f"{r['task']} T={r['T']} {r['precision']}\n{mode}" for r in rows for mode in MODES]
+    ours = [r["ours"][mode] for r in rows for mode in MODES]
+    theirs = [r["hf"][mode] for r in rows for mode in MODES]
+    figure, axis = plt.subplots(figsize=(max(6, 0.9 * len(labels)), 4))
+    x = range(len(labels))
+    axis.bar([i - 0.2 for i in x], ours, 0.4, label="ours", color="tab:blue")
+    axis.bar([i + 0.2 for i in x], theirs, 0.4, label="HF transformers (dynamic padding)", color="tab:grey")
+    axis.set_xticks(list(x), labels, fontsize=7)
+    axis.set_ylabel("examples/s (higher is better)")
+    axis.legend(fontsize=8)
+    axis.set_title(title, fontsize=9)
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--glue_dir", default=os.path.join(SHARED, "glue_real"))
+    parser.add_argument("--spm_model_file", default=os.path.join(SHARED, "albert_30k_clean", "30k-clean.model"))
+    parser.add_argument("--tasks", default="sst-2,cola,rte,qnli")
+    parser.add_argument("--seq_lengths", default="128,512")
+    parser.add_argument("--precisions", default="fp32,bf16")
+    parser.add_argument("--train_steps", type=int, default=6)
+    parser.add_argument("--eval_examples", type=int, default=512)
+    parser.add_argument("--turns", type=int, default=3)
+    parser.add_argument("--peers_python", default=PEERS_PYTHON)
+    parser.add_argument("--picture", default=os.path.join(ROOT, "docs", "finetune_hf.png"))
+    for name in ("worker", "record", "precision"):
+        parser.add_argument(f"--{name}", help=argparse.SUPPRESS)
+    parser.add_argument("--seq_length", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--batch_size", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.worker:
+        print("RESULT " + json.dumps((ours_worker if args.worker == "ours" else hf_worker)(args)), flush=True)
+        return
+    if not os.path.exists(args.peers_python):
+        sys.exit(f"finetune_hf.py: error: {args.peers_python} not found; make it with bash benchmarks/peers.sh")
+    from finetune import cpu_name
+
+    machine = f"{cpu_name()}, {os.cpu_count()} CPUs, 2 threads each side"
+    print(f"# {machine}; python benchmarks/finetune_hf.py {' '.join(sys.argv[1:])}", flush=True)
+    work = tempfile.mkdtemp(prefix="albert-finetune-hf-")
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", OMP_NUM_THREADS="2")
+    rows = []
+    for task in args.tasks.split(","):
+        for seq in (int(s) for s in args.seq_lengths.split(",")):
+            record, arrays = prepare(task, seq, args.glue_dir, args.spm_model_file, work)
+            for precision in args.precisions.split(","):
+                common = ["--seq_length", str(seq), "--batch_size", str(BATCH[task]), "--precision", precision,
+                          "--train_steps", str(args.train_steps), "--eval_examples", str(args.eval_examples),
+                          "--spm_model_file", args.spm_model_file]
+                best = {"ours": dict.fromkeys(MODES, 0.0), "hf": dict.fromkeys(MODES, 0.0)}
+                for _ in range(args.turns):
+                    for side, python, data in (("ours", sys.executable, record), ("hf", args.peers_python, arrays)):
+                        proc = subprocess.run([python, os.path.abspath(__file__), "--worker", side, "--record", data,
+                                               *common], capture_output=True, text=True, env=env)
+                        lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
+                        if proc.returncode or not lines:
+                            sys.exit(f"finetune_hf.py: the {side} worker failed: "
+                                     f"{proc.stderr.strip().splitlines()[-1:]}")
+                        for mode, rate in json.loads(lines[-1][7:]).items():
+                            best[side][mode] = max(best[side][mode], rate)
+                rows.append({"task": task, "T": seq, "batch": BATCH[task], "precision": precision, **best})
+                print(json.dumps(rows[-1]), flush=True)
+    print("\n| task | T | batch | precision | train: ours / HF (ratio) | grouped: ours / HF (ratio) | "
+          "eval: ours / HF (ratio) |")
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        cells = [f"{r['ours'][m]:.2f} / {r['hf'][m]:.2f} ({r['ours'][m] / r['hf'][m]:.2f}x)" for m in MODES]
+        print(f"| {r['task']} | {r['T']} | {r['batch']} | {r['precision']} | " + " | ".join(cells) + " |")
+    missed = [f"{r['task']} T={r['T']} {r['precision']} {m}" for r in rows for m in MODES if r["ours"][m] < r["hf"][m]]
+    print(f"\ntarget ours >= 1.0x HF in every row: {'met' if not missed else 'NOT met in ' + ', '.join(missed)}")
+    if args.picture:
+        draw(rows, args.picture, f"Fine-tuning ALBERT-base on real GLUE text, ours vs HF transformers; {machine}")
+        print(f"drew {args.picture}")
+
+
+if __name__ == "__main__":
+    main()

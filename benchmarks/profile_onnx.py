@@ -1,0 +1,74 @@
+"""Where a batch-1 query's time goes in ONNX Runtime, for two model.onnx files side by side (ours from
+`--onnx_export`, and Hugging Face's from `torch.onnx.export`, as benchmarks/serving.py writes them): ONNX Runtime's
+own profiler (`SessionOptions.enable_profiling`), node times summed by operator type, ms per query, 2 threads.
+
+    python benchmarks/profile_onnx.py WORK/serving/model.onnx WORK/hf.onnx        # WORK: serving.py's directory
+    python benchmarks/profile_onnx.py ours.onnx theirs.onnx --queries 100 --length 24
+
+Each query is [CLS] + `--length` - 2 random ids + [SEP], batch 1 (SST-2's median is about 24 pieces). Needs only
+onnxruntime and NumPy.
+"""
+
+import argparse
+import collections
+import json
+import os
+import tempfile
+
+import numpy as np
+
+
+def profile(path: str, queries: int, length: int, threads: int = 2) -> tuple:
+    """({operator type: ms per query}, wall ms per query) of `path` at batch 1."""
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.enable_profiling = True
+    options.profile_file_prefix = os.path.join(tempfile.mkdtemp(prefix="albert-ort-profile-"), "p")
+    session = onnxruntime.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+    rng = np.random.default_rng(0)
+    inputs = session.get_inputs()
+    dtype = np.int64 if "int64" in inputs[0].type else np.int32
+    feeds = []
+    for _ in range(queries):
+        ids = np.concatenate([[2], rng.integers(5, 30000, length - 2), [3]])[None].astype(dtype)
+        feeds.append({i.name: ids if "ids" in i.name and "type" not in i.name and "segment" not in i.name
+                      else np.ones_like(ids) if "mask" in i.name else np.zeros_like(ids) for i in inputs})
+    session.run(None, feeds[0])
+    import time
+
+    start = time.perf_counter()
+    for feed in feeds:
+        session.run(None, feed)
+    wall = (time.perf_counter() - start) / queries * 1e3
+    with open(session.end_profiling()) as f:
+        events = json.load(f)
+    by_op = collections.Counter()
+    for event in events:
+        if event.get("cat") == "Node" and event.get("name", "").endswith("_kernel_time"):
+            by_op[event["args"]["op_name"]] += event["dur"] / 1e3
+    return {op: ms / (queries + 1) for op, ms in by_op.items()}, wall
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("ours")
+    parser.add_argument("theirs")
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--length", type=int, default=24)
+    args = parser.parse_args(argv)
+    ours, ours_wall = profile(args.ours, args.queries, args.length)
+    theirs, theirs_wall = profile(args.theirs, args.queries, args.length)
+    print(f"# python benchmarks/profile_onnx.py {args.ours} {args.theirs} --queries {args.queries} "
+          f"--length {args.length}")
+    print(f"wall ms per query: ours {ours_wall:.2f}, theirs {theirs_wall:.2f}; node time: ours "
+          f"{sum(ours.values()):.2f}, theirs {sum(theirs.values()):.2f}")
+    print("| operator | ours ms | theirs ms |")
+    print("|---|---:|---:|")
+    for op in sorted(set(ours) | set(theirs), key=lambda o: -max(ours.get(o, 0), theirs.get(o, 0))):
+        print(f"| {op} | {ours.get(op, 0):.3f} | {theirs.get(op, 0):.3f} |")
+
+
+if __name__ == "__main__":
+    main()
