@@ -227,7 +227,7 @@ def main(argv=None):
     missed = [f"{r['task']} T={r['T']} {r['precision']} {m}" for r in rows for m in MODES if r["ours"][m] < r["hf"][m]]
     print(f"\ntarget ours >= 1.0x HF in every row: {'met' if not missed else 'NOT met in ' + ', '.join(missed)}")
     if args.picture:
-        draw(rows, args.picture, f"Fine-tuning ALBERT-base on real GLUE text, ours vs HF transformers; {machine}")
+        draw(rows, args.picture, f"Fine-tuning ALBERT-base on real GLUE text, ours vs HF transformers\n{machine}")
         print(f"drew {args.picture}")
 
 

@@ -150,7 +150,6 @@ def prepare(work: str, spm: str, preset: str):
 # ------------------------------------------------------------------------------------------------ the peers' side
 def peers_worker(work: str, queries: list, sentences: list, batches: list) -> list:
     """Runs in .venv-peers: PyTorch, transformers, onnxruntime; no TensorFlow, nothing of this package."""
-    import numpy as np
     import onnxruntime
     import torch
     from onnxruntime.quantization import QuantType, quantize_dynamic
