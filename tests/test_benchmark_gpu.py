@@ -8,13 +8,16 @@ import subprocess
 
 import pytest
 
-from tests.helpers import ROOT
+from tests.helpers import ROOT, shared_directory
 
 
 @pytest.mark.slow
 def test_gpu_sh_skips_the_gpu_rows_and_prints_the_table_on_a_cpu(tmp_path):
     result = subprocess.run(["bash", os.path.join(ROOT, "benchmarks", "gpu.sh"), "--precisions", "fp32",
-                             "--xla", "off,on", "--json", str(tmp_path / "gpu.json")],
+                             "--xla", "off,on", "--json", str(tmp_path / "gpu.json"),
+                             "--glue_dir", os.path.join(shared_directory(), "glue_real"),
+                             "--spm_model_file", os.path.join(shared_directory(), "albert_30k_clean",
+                                                              "30k-clean.model")],
                             capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stderr[-3000:]
     lines = result.stdout.splitlines()
