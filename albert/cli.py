@@ -231,7 +231,7 @@ def define_onnx_flag():
                       "dynamic_int8 (int8 MatMul weights) or none. Needs pip install '.[onnx]'.")
 
 
-def check_onnx_export(choice: str, export_dir: str | None = "given"):
+def check_onnx_export(choice: str, export_dir: str | None):
     """AlbertError unless --onnx_export `choice` is known, has an --export_dir to write into and its packages are
     installed (no TensorFlow needed)."""
     import importlib.util

@@ -25,17 +25,16 @@ the table with ours / HF per row, the targets (ours >= 1.0x in every row) and dr
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
-SHARED = os.path.join(os.path.dirname(ROOT), "shared")
-PEERS_PYTHON = os.path.join(ROOT, ".venv-peers", "bin", "python")
+
+import sides  # noqa: E402  (benchmarks/sides.py, beside this script)
 BATCH = {"sst-2": 32, "cola": 16, "rte": 32, "qnli": 32}
-WARMUP = {"ours": 3, "hf": 1}  # untimed steps: ours traces once per new bucket length, HF runs eagerly
+HF_WARMUP = 1  # HF's untimed steps (ours: finetune.train_rate's 3)
 EVAL_BATCH = 32
 MODES = ("train", "grouped", "eval")
 
@@ -94,7 +93,7 @@ def hf_worker(args) -> dict:
     for mode, order in (("train", shuffled), ("grouped", grouped)):
         model.train()
         batches = [collate([examples[i] for i in order[s:s + args.batch_size]])
-                   for s in range(0, (WARMUP["hf"] + args.train_steps) * args.batch_size, args.batch_size)]
+                   for s in range(0, (HF_WARMUP + args.train_steps) * args.batch_size, args.batch_size)]
 
         def step(batch):
             with autocast:
@@ -104,10 +103,10 @@ def hf_worker(args) -> dict:
             optimizer.step()
             optimizer.zero_grad(set_to_none=True)
 
-        for batch in batches[:WARMUP["hf"]]:
+        for batch in batches[:HF_WARMUP]:
             step(batch)
         start = time.perf_counter()
-        for batch in batches[WARMUP["hf"]:]:
+        for batch in batches[HF_WARMUP:]:
             step(batch)
         result[mode] = args.train_steps * args.batch_size / (time.perf_counter() - start)
     model.eval()
@@ -165,21 +164,19 @@ def draw(rows: list, path: str, title: str):
     axis.set_ylabel("examples/s (higher is better)")
     axis.legend(fontsize=8)
     axis.set_title(title, fontsize=9)
-    figure.tight_layout()
-    figure.savefig(path, dpi=110)
+    sides.save_figure(figure, path)
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--glue_dir", default=os.path.join(SHARED, "glue_real"))
-    parser.add_argument("--spm_model_file", default=os.path.join(SHARED, "albert_30k_clean", "30k-clean.model"))
+    sides.add_data_flags(parser)
     parser.add_argument("--tasks", default="sst-2,cola,rte,qnli")
     parser.add_argument("--seq_lengths", default="128,512")
     parser.add_argument("--precisions", default="fp32,bf16")
     parser.add_argument("--train_steps", type=int, default=6)
     parser.add_argument("--eval_examples", type=int, default=512)
     parser.add_argument("--turns", type=int, default=3)
-    parser.add_argument("--peers_python", default=PEERS_PYTHON)
+    parser.add_argument("--peers_python", default=sides.PEERS_PYTHON)
     parser.add_argument("--picture", default=os.path.join(ROOT, "docs", "finetune_hf.png"))
     for name in ("worker", "record", "precision"):
         parser.add_argument(f"--{name}", help=argparse.SUPPRESS)
@@ -189,8 +186,7 @@ def main(argv=None):
     if args.worker:
         print("RESULT " + json.dumps((ours_worker if args.worker == "ours" else hf_worker)(args)), flush=True)
         return
-    if not os.path.exists(args.peers_python):
-        sys.exit(f"finetune_hf.py: error: {args.peers_python} not found; make it with bash benchmarks/peers.sh")
+    sides.check_peers("finetune_hf.py", args.peers_python)
     from finetune import cpu_name
 
     machine = f"{cpu_name()}, {os.cpu_count()} CPUs, 2 threads each side"
@@ -208,13 +204,8 @@ def main(argv=None):
                 best = {"ours": dict.fromkeys(MODES, 0.0), "hf": dict.fromkeys(MODES, 0.0)}
                 for _ in range(args.turns):
                     for side, python, data in (("ours", sys.executable, record), ("hf", args.peers_python, arrays)):
-                        proc = subprocess.run([python, os.path.abspath(__file__), "--worker", side, "--record", data,
-                                               *common], capture_output=True, text=True, env=env)
-                        lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
-                        if proc.returncode or not lines:
-                            sys.exit(f"finetune_hf.py: the {side} worker failed: "
-                                     f"{proc.stderr.strip().splitlines()[-1:]}")
-                        for mode, rate in json.loads(lines[-1][7:]).items():
+                        command = [python, os.path.abspath(__file__), "--worker", side, "--record", data, *common]
+                        for mode, rate in sides.run_worker("finetune_hf.py", side, command, env).items():
                             best[side][mode] = max(best[side][mode], rate)
                 rows.append({"task": task, "T": seq, "batch": BATCH[task], "precision": precision, **best})
                 print(json.dumps(rows[-1]), flush=True)

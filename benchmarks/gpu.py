@@ -26,7 +26,7 @@ os.environ.setdefault("TF_CPU_ALLOCATOR_USE_BFC", "true")  # peak memory on a CP
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
-SHARED = os.path.join(os.path.dirname(ROOT), "shared")
+import sides  # noqa: E402  (benchmarks/sides.py)
 TINY = {"vocab_size": 30000, "embedding_size": 16, "hidden_size": 32, "num_hidden_layers": 2,
         "num_attention_heads": 2, "intermediate_size": 64, "max_position_embeddings": 512}
 
@@ -96,8 +96,7 @@ def main(argv=None):
     parser.add_argument("--precisions", default="fp32,bf16")
     parser.add_argument("--xla", default="off,on")
     parser.add_argument("--steps", type=int, default=5, help="timed steps per row (best of)")
-    parser.add_argument("--glue_dir", default=os.path.join(SHARED, "glue_real"))
-    parser.add_argument("--spm_model_file", default=os.path.join(SHARED, "albert_30k_clean", "30k-clean.model"))
+    sides.add_data_flags(parser)
     parser.add_argument("--json", help="also write the rows here")
     args = parser.parse_args(argv)
     for path, flag in ((args.glue_dir, "--glue_dir"), (args.spm_model_file, "--spm_model_file")):

@@ -25,15 +25,14 @@ the table with the ratios and draws docs/serving.png.
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
-SHARED = os.path.join(os.path.dirname(ROOT), "shared")
-PEERS_PYTHON = os.path.join(ROOT, ".venv-peers", "bin", "python")
+
+import sides  # noqa: E402  (benchmarks/sides.py, beside this script)
 THREADS = 2
 BATCH = 32
 
@@ -228,19 +227,17 @@ def draw(rows: list, path: str, title: str, job: int):
     right.barh(y, [r["batch_per_s"] for r in rows][::-1], color=colours)
     right.set_xlabel(f"sentences/s, {job:,}-sentence job, batches of {BATCH} (higher is better)")
     figure.suptitle(title, fontsize=9)
-    figure.tight_layout()
-    figure.savefig(path, dpi=110)
+    sides.save_figure(figure, path)
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--glue_dir", default=os.path.join(SHARED, "glue_real"))
-    parser.add_argument("--spm_model_file", default=os.path.join(SHARED, "albert_30k_clean", "30k-clean.model"))
+    sides.add_data_flags(parser)
     parser.add_argument("--preset", default="base_v2")
     parser.add_argument("--queries", type=int, default=872, help="SST-2 dev sentences timed one by one")
     parser.add_argument("--batch_sentences", type=int, default=1000, help="SST-2 train sentences of the batch job")
     parser.add_argument("--turns", type=int, default=2, help="runs of each side (each figure: the best)")
-    parser.add_argument("--peers_python", default=PEERS_PYTHON)
+    parser.add_argument("--peers_python", default=sides.PEERS_PYTHON)
     parser.add_argument("--picture", default=os.path.join(ROOT, "docs", "serving.png"))
     parser.add_argument("--worker", choices=("ours", "peers"), help=argparse.SUPPRESS)
     parser.add_argument("--work", help=argparse.SUPPRESS)
@@ -253,8 +250,7 @@ def main(argv=None):
         rows = (ours_worker if args.worker == "ours" else peers_worker)(args.work, queries, sentences, batches)
         print("RESULT " + json.dumps(rows))
         return
-    if not os.path.exists(args.peers_python):
-        sys.exit(f"serving.py: error: {args.peers_python} not found; make it with bash benchmarks/peers.sh")
+    sides.check_peers("serving.py", args.peers_python)
     from finetune import cpu_name
 
     work = tempfile.mkdtemp(prefix="albert-serving-bench-")
@@ -267,11 +263,7 @@ def main(argv=None):
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", OMP_NUM_THREADS=str(THREADS))
     for _ in range(args.turns):
         for side, python in (("ours", sys.executable), ("peers", args.peers_python)):
-            proc = subprocess.run([python, *common, "--worker", side], capture_output=True, text=True, env=env)
-            lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
-            if proc.returncode or not lines:
-                sys.exit(f"serving.py: the {side} worker failed: {proc.stderr.strip().splitlines()[-1:]}")
-            runs[side].append(json.loads(lines[-1][7:]))
+            runs[side].append(sides.run_worker("serving.py", side, [python, *common, "--worker", side], env))
     rows = best_of(runs["ours"]) + best_of(runs["peers"])
     machine = f"{cpu_name()}, {os.cpu_count()} CPUs, {THREADS} threads"
     print(f"# {machine}; python benchmarks/serving.py {' '.join(sys.argv[1:])}")

@@ -32,7 +32,7 @@ def export_onnx(model, path: str, input_names, output_names=None, quantization: 
     """Write `model` (over packed int32 features) as ONNX at `path`; `quantization`: float32 or dynamic_int8.
     `output_names`: the outputs kept (default all; a model returning one tensor names it `logits`).
     `rows_per_example` adds a middle axis (4 for RACE). Returns {"path", "bytes", "ops"}."""
-    check_onnx_export(quantization)
+    check_onnx_export(quantization, os.path.dirname(os.path.abspath(path)))
     if quantization == "none":
         raise AlbertError("export_onnx: quantization 'none' writes no file; use float32 or dynamic_int8")
     import tf2onnx  # the optional `onnx` extra: imported only when a file is asked for

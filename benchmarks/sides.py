@@ -1,0 +1,37 @@
+"""What the benchmarks that run this project beside its peers share: the real data's default paths, the peers'
+environment (.venv-peers, benchmarks/peers.sh), one measurement in a worker process (its `RESULT <json>` line),
+and saving a picture."""
+
+import json
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SHARED = os.path.join(os.path.dirname(ROOT), "shared")
+PEERS_PYTHON = os.path.join(ROOT, ".venv-peers", "bin", "python")
+
+
+def add_data_flags(parser):
+    """--glue_dir and --spm_model_file (the real GLUE files and the released 30k-clean model, ../shared)."""
+    parser.add_argument("--glue_dir", default=os.path.join(SHARED, "glue_real"))
+    parser.add_argument("--spm_model_file", default=os.path.join(SHARED, "albert_30k_clean", "30k-clean.model"))
+
+
+def check_peers(program: str, python: str):
+    if not os.path.exists(python):
+        sys.exit(f"{program}: error: {python} not found; make it with bash benchmarks/peers.sh")
+
+
+def run_worker(program: str, side: str, command: list, env: dict):
+    """The RESULT of one worker process (`command`), or exit naming the side and its last stderr line."""
+    proc = subprocess.run(command, capture_output=True, text=True, env=env)
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
+    if proc.returncode or not lines:
+        sys.exit(f"{program}: the {side} worker failed: {proc.stderr.strip().splitlines()[-1:]}")
+    return json.loads(lines[-1][len("RESULT "):])
+
+
+def save_figure(figure, path: str):
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
