@@ -156,3 +156,88 @@ def test_a_missing_package_is_one_line_naming_the_extra(monkeypatch):
     cli.check_onnx_export("none", None)  # nothing asked, nothing needed
     with pytest.raises(AlbertError, match="^--onnx_export 'int4' is unknown; use one of none, float32, dynamic_int8$"):
         cli.check_onnx_export("int4", "out/serving")
+
+
+def test_the_trained_file_holds_fused_layer_norms_and_plain_matmuls(sst2):
+    """albert.export.onnx_graph: every LayerNorm of the trained SST-2 model (nonzero beta) is one
+    LayerNormalization, every Dense one MatMul of the 3-D input (the 872-sentence test above checks the numbers)."""
+    directory, _, _ = sst2
+    nodes = onnx.load(str(directory / "serving" / "model.onnx")).graph.node
+    ops = [node.op_type for node in nodes]
+    assert ops.count("LayerNormalization") == 1 + 2 * TINY["num_hidden_layers"]  # embeddings; attention, FFN
+    assert [op for op in ("GlobalAveragePool", "Sqrt", "Reciprocal") if op in ops] == []
+    writers = {out: node for node in nodes for out in node.output}
+    flattened = [node.name.split("/")[2:4] for node in nodes if node.op_type == "MatMul" and node.input[0] in writers
+                 and writers[node.input[0]].op_type == "Reshape"]
+    # left: the attention output's, whose input is the heads merged back by one Reshape (no Tensordot around it)
+    assert flattened == [[f"group_0_inner_group_0_attention_{2 * i + 1}", "output_dense_1"]
+                         for i in range(TINY["num_hidden_layers"])]
+
+
+def layer_norm_graph(mean_read_twice: bool):
+    """A hand-written ONNX model: y = LayerNorm(x) in tf2onnx's spelling (gamma, beta, epsilon 1e-12), and with
+    `mean_read_twice` the mean as a second output too."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(0)
+    node = helper.make_node
+    nodes = [node("GlobalAveragePool", ["x"], ["mean"]), node("Neg", ["mean"], ["neg"]),
+             node("Sub", ["x", "mean"], ["diff"]), node("Mul", ["diff", "diff"], ["square"]),
+             node("GlobalAveragePool", ["square"], ["variance"]), node("Add", ["variance", "epsilon"], ["plus"]),
+             node("Sqrt", ["plus"], ["root"]), node("Reciprocal", ["root"], ["inverse"]),
+             node("Mul", ["inverse", "gamma"], ["scaled"]), node("Mul", ["x", "scaled"], ["times_x"]),
+             node("Mul", ["neg", "scaled"], ["shift"]), node("Add", ["shift", "beta"], ["shifted"]),
+             node("Add", ["times_x", "shifted"], ["y"])]
+    constants = [numpy_helper.from_array(np.array(1e-12, np.float32), "epsilon"),
+                 numpy_helper.from_array(rng.normal(1, 0.2, [1, 1, 8]).astype(np.float32), "gamma"),
+                 numpy_helper.from_array(rng.normal(0, 0.2, [1, 1, 8]).astype(np.float32), "beta")]
+    outputs = [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 5, 8])]
+    if mean_read_twice:
+        outputs.append(helper.make_tensor_value_info("mean", TensorProto.FLOAT, [2, 5, 1]))
+    graph = helper.make_graph(nodes, "layer_norm", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 5, 8])],
+                              outputs, constants)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_layer_norm_fusion_gives_the_same_numbers_and_leaves_what_it_must_not_touch():
+    import onnxruntime
+
+    from albert.export.onnx_graph import optimize
+
+    x = np.random.default_rng(1).normal(3, 2, [2, 5, 8]).astype(np.float32)
+
+    def run(model):
+        session = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+        return session.run(["y"], {"x": x})[0]
+
+    model = layer_norm_graph(mean_read_twice=False)
+    expected = run(model)
+    assert optimize(model) == {"layer_norms": 1, "matmuls": 0, "dropped": 0}
+    assert [node.op_type for node in model.graph.node] == ["LayerNormalization"]
+    np.testing.assert_allclose(run(model), expected, atol=1e-5)
+    gamma, beta = (onnx.numpy_helper.to_array(t) for t in model.graph.initializer if t.name != "epsilon")
+    reference = (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + 1e-12) * gamma + beta
+    np.testing.assert_allclose(run(model), reference, atol=1e-5)
+    kept = layer_norm_graph(mean_read_twice=True)  # the mean is an output: the arithmetic must stay
+    before = [node.op_type for node in kept.graph.node]
+    assert optimize(kept) == {"layer_norms": 0, "matmuls": 0, "dropped": 0}
+    assert [node.op_type for node in kept.graph.node] == before
+
+
+def test_a_matmul_whose_result_is_not_put_back_in_the_inputs_shape_keeps_its_reshapes():
+    from onnx import TensorProto, helper, numpy_helper
+
+    from albert.export.onnx_graph import optimize
+
+    node = helper.make_node
+    constants = [numpy_helper.from_array(np.array([-1, 4], np.int64), "flat"),
+                 numpy_helper.from_array(np.ones([4, 3], np.float32), "w"),
+                 numpy_helper.from_array(np.array([-1, 3], np.int64), "back")]
+    graph = helper.make_graph(
+        [node("Reshape", ["x", "flat"], ["rows"]), node("MatMul", ["rows", "w"], ["product"]),
+         node("Reshape", ["product", "back"], ["y"])], "dense",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 5, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [10, 3])], constants)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    assert optimize(model) == {"layer_norms": 0, "matmuls": 0, "dropped": 0}
+    assert [n.op_type for n in model.graph.node] == ["Reshape", "MatMul", "Reshape"]

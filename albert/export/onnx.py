@@ -5,10 +5,12 @@
 The file takes what the SavedModel's packed endpoint takes (int32 `input_ids`, `input_mask`, `segment_ids`, and
 `p_mask` for SQuAD 2.0; RACE: [batch, 4, length]) with named dynamic axes `batch` and `sequence`, and returns the
 SavedModel's outputs under their names, computed in float32 whatever the policy the model was trained under.
-Converted by tf2onnx from the float32 model's `tf.function` (ONNX opset 17, standard operators only);
+Converted by tf2onnx from the float32 model's `tf.function` (ONNX opset 17, standard operators only), its
+LayerNorms and Dense layers then rewritten into the operators ONNX Runtime runs fastest (albert.export.onnx_graph);
 `dynamic_int8` then quantizes its MatMul weights to int8 with ONNX Runtime's `quantize_dynamic` (activations stay
 float). Needs the `onnx` extra (`pip install '.[onnx]'`: tf2onnx, onnx, onnxruntime); the runners say so in one
-line before TensorFlow starts (`albert.cli.check_onnx_export`). Serving the file needs only onnxruntime and NumPy (docs/export.md).
+line before TensorFlow starts (`albert.cli.check_onnx_export`). Serving the file needs only onnxruntime and NumPy
+(docs/export.md).
 """
 
 import logging
@@ -21,6 +23,7 @@ import tensorflow as tf
 from albert.atomic import replacing_file
 from albert.cli import check_onnx_export
 from albert.errors import AlbertError
+from albert.export.onnx_graph import optimize
 from albert.export.savedmodel import PER_POSITION, named_outputs
 from albert.model.serialization import float32_copy
 
@@ -31,7 +34,8 @@ def export_onnx(model, path: str, input_names, output_names=None, quantization: 
                 rows_per_example: int | None = None) -> dict:
     """Write `model` (over packed int32 features) as ONNX at `path`; `quantization`: float32 or dynamic_int8.
     `output_names`: the outputs kept (default all; a model returning one tensor names it `logits`).
-    `rows_per_example` adds a middle axis (4 for RACE). Returns {"path", "bytes", "ops"}."""
+    `rows_per_example` adds a middle axis (4 for RACE). Returns {"path", "bytes", "ops", "rewrites"} (what
+    albert.export.onnx_graph.optimize rewrote)."""
     check_onnx_export(quantization, os.path.dirname(os.path.abspath(path)))
     if quantization == "none":
         raise AlbertError("export_onnx: quantization 'none' writes no file; use float32 or dynamic_int8")
@@ -43,6 +47,7 @@ def export_onnx(model, path: str, input_names, output_names=None, quantization: 
     serve = tf.function(named_outputs(model, output_names), input_signature=[specs])
     proto, _ = tf2onnx.convert.from_function(serve, input_signature=[specs], opset=OPSET)
     name_axes(proto.graph, rows_per_example)
+    rewrites = optimize(proto)
     proto.producer_name, proto.doc_string = "albert", "ALBERT task model over packed ids (albert.export.onnx)"
     blob = proto.SerializeToString()
     if quantization == "dynamic_int8":
@@ -52,7 +57,7 @@ def export_onnx(model, path: str, input_names, output_names=None, quantization: 
     import onnx
 
     ops = sorted({node.op_type for node in onnx.load_from_string(blob).graph.node})
-    return {"path": path, "bytes": len(blob), "ops": ops}
+    return {"path": path, "bytes": len(blob), "ops": ops, "rewrites": rewrites}
 
 
 def name_axes(graph, rows_per_example: int | None):
