@@ -63,9 +63,11 @@ def epoch_padding(lengths, batch_size: int, bounds: tuple, grouped: bool) -> flo
 
 
 def train_rate(config, record: str, max_seq_length: int, batch_size: int, bounds: tuple, grouped: bool,
-               steps: int, output_dir: str, device: str = "/cpu:0") -> float:
+               steps: int, output_dir: str, device: str = "/cpu:0", spread: int = 1) -> float:
     """Examples/s of the project's training loop (AdamW, clipping) over `steps` steps after a tracing step, under
-    the Keras dtype policy set before (fp32, or bf16: albert.train.loop.set_precision)."""
+    the Keras dtype policy set before (fp32, or bf16: albert.train.loop.set_precision). `spread` > 1 trains on
+    every spread-th batch the reader gives (the middle one of each run of `spread`): batches from all over an
+    epoch rather than its first ones."""
     import keras
     import tensorflow as tf
 
@@ -85,7 +87,8 @@ def train_rate(config, record: str, max_seq_length: int, batch_size: int, bounds
                       length_boundaries=bounds)
     trainer = Trainer(strategy, model, optimizer, classification_loss, loop)
     iterator = trainer.local_iterator(lambda ctx, batch: classifier_dataset(
-        [record], max_seq_length, False, batch, True, ctx, group_by_length=bounds if grouped else None), batch_size)
+        [record], max_seq_length, False, batch, True, ctx, group_by_length=bounds if grouped else None).shard(
+            spread, spread // 2), batch_size)
     trainer.train_steps(iterator, 1 if len(bounds) == 1 else 3)  # tracing, and the first calls at new lengths
     start = time.perf_counter()
     trainer.train_steps(iterator, steps)

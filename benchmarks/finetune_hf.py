@@ -7,15 +7,22 @@ original's batch size), the same ids on both sides (FullTokenizer's), 2 threads 
 
 | row | ours (the project's training loop, what run_classifier.py runs) | HF (PyTorch, SDPA attention) |
 |---|---|---|
-| train | the default length buckets, the original's batches | `DataCollatorWithPadding` (each batch padded to its longest), shuffled batches |
-| grouped | `--group_by_length` | `group_by_length=True`: the Trainer's `LengthGroupedSampler` |
+| train | the default length buckets, the original's batches | `DataCollatorWithPadding` (each batch padded to its longest), the SAME batches |
+| grouped | `--group_by_length` | `group_by_length=True`: the Trainer's `LengthGroupedSampler`, batches spread over its epoch |
 | eval | batches of 32 grouped by length (what evaluation does) | `DataCollatorWithPadding` over length-sorted batches of 32 |
 
-Training rates: examples/s over --train_steps steps after untimed ones (ours 3: the first calls trace new bucket
-lengths; HF 1); evaluation: over the first
---eval_examples examples after an untimed pass. Each side runs in its own process (ours in this environment, HF in
-.venv-peers: benchmarks/peers.sh), the two taking turns, --turns times; each figure is the best of its turns. Prints
-the table with ours / HF per row, the targets (ours >= 1.0x in every row) and draws docs/finetune_hf.png.
+Training rates: examples/s over --train_steps steps after WARMUP untimed ones on each side (ours: the first calls
+trace new bucket lengths). In the train row both sides train on the same examples in the same batches: the ones the
+original's reader gives (its shuffle buffer and seed), read from our pipeline and matched to their indices, so the
+rows differ only in padding (buckets vs each batch's longest) and the framework. In the grouped row each side's own
+grouping decides the batches: ours, the middle batch of every run of `spread` batches its reader gives, HF the same
+positions in its sampler's epoch (`spread`: the epoch's batches / the steps), so both sample a whole epoch: the
+first batches would flatter ours (the buckets that fill first are the commonest, short lengths) and slow HF's (its
+first batches are the longest of their mega-batch). Evaluation: over the first --eval_examples examples after an untimed pass. Each side runs in its own process (ours in this environment, HF in
+.venv-peers: benchmarks/peers.sh), the two taking turns, --turns times; each figure is the best of its turns. Rows
+go to --results as they are measured (a rerun with the same settings skips the rows already there, so a long table
+can be finished over several runs). Prints the table with ours / HF per row, the targets (ours >= 1.0x in every row)
+and draws docs/finetune_hf.png.
 
     bash benchmarks/peers.sh                                                  # once: .venv-peers
     python benchmarks/finetune_hf.py                                          # SST-2, CoLA, RTE, QNLI; 128 and 512
@@ -34,7 +41,7 @@ sys.path.insert(0, ROOT)
 
 import sides  # noqa: E402  (benchmarks/sides.py, beside this script)
 BATCH = {"sst-2": 32, "cola": 16, "rte": 32, "qnli": 32}
-HF_WARMUP = 1  # HF's untimed steps (ours: finetune.train_rate's 3)
+WARMUP = 3  # untimed training steps on each side (finetune.train_rate's: tracing, the first bucket lengths)
 EVAL_BATCH = 32
 MODES = ("train", "grouped", "eval")
 
@@ -55,7 +62,7 @@ def ours_worker(args) -> dict:
         for mode, grouped in (("train", False), ("grouped", True)):
             set_precision(args.precision)
             result[mode] = train_rate(config, args.record, args.seq_length, args.batch_size, bounds, grouped,
-                                      args.train_steps, os.path.join(tmp, mode))
+                                      args.train_steps, os.path.join(tmp, mode), spread=args.spread if grouped else 1)
     set_precision(args.precision)
     from finetune import eval_rate
 
@@ -76,7 +83,7 @@ def hf_worker(args) -> dict:
     torch.set_num_threads(2)
     torch.manual_seed(0)
     with np.load(args.record) as data:
-        ids, lengths, labels = data["input_ids"], data["lengths"], data["labels"]
+        ids, lengths, labels, train_order = (data[k] for k in ("input_ids", "lengths", "labels", "train_order"))
     examples = [{"input_ids": ids[i, :n].tolist(), "token_type_ids": [0] * int(n), "attention_mask": [1] * int(n),
                  "labels": int(labels[i])} for i, n in enumerate(lengths)]
     collate = DataCollatorWithPadding(AlbertTokenizer(vocab_file=args.spm_model_file), return_tensors="pt")
@@ -86,14 +93,17 @@ def hf_worker(args) -> dict:
     model = AlbertForSequenceClassification(config)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-5, weight_decay=0.01)
     autocast = torch.autocast("cpu", dtype=torch.bfloat16, enabled=args.precision == "bf16")
-    generator = torch.Generator().manual_seed(0)
-    shuffled = torch.randperm(len(examples), generator=generator).tolist()  # the Trainer's RandomSampler
-    grouped = list(LengthGroupedSampler(args.batch_size, lengths=[int(n) for n in lengths], generator=generator))
+    count = WARMUP + args.train_steps
+    sampler = list(LengthGroupedSampler(args.batch_size, lengths=[int(n) for n in lengths],
+                                        generator=torch.Generator().manual_seed(0)))
+    epoch = [sampler[s:s + args.batch_size] for s in range(0, len(sampler) - args.batch_size + 1, args.batch_size)]
+    ours = train_order.tolist()
+    orders = {"train": [ours[s:s + args.batch_size] for s in range(0, len(ours), args.batch_size)],
+              "grouped": [epoch[k * args.spread + args.spread // 2] for k in range(count)]}
     result = {}
-    for mode, order in (("train", shuffled), ("grouped", grouped)):
+    for mode, order in orders.items():
         model.train()
-        batches = [collate([examples[i] for i in order[s:s + args.batch_size]])
-                   for s in range(0, (HF_WARMUP + args.train_steps) * args.batch_size, args.batch_size)]
+        batches = [collate([examples[i] for i in batch]) for batch in order]
 
         def step(batch):
             with autocast:
@@ -103,10 +113,10 @@ def hf_worker(args) -> dict:
             optimizer.step()
             optimizer.zero_grad(set_to_none=True)
 
-        for batch in batches[:HF_WARMUP]:
+        for batch in batches[:WARMUP]:
             step(batch)
         start = time.perf_counter()
-        for batch in batches[HF_WARMUP:]:
+        for batch in batches[WARMUP:]:
             step(batch)
         result[mode] = args.train_steps * args.batch_size / (time.perf_counter() - start)
     model.eval()
@@ -127,8 +137,10 @@ def hf_worker(args) -> dict:
 
 
 # ---------------------------------------------------------------------------------------------------------- main
-def prepare(task_name: str, seq_length: int, glue_dir: str, spm: str, work: str) -> tuple:
-    """(our feature record, the same ids for HF as an .npz) of the task's training split at `seq_length`."""
+def prepare(task_name: str, seq_length: int, batch_size: int, steps: int, glue_dir: str, spm: str,
+            work: str) -> tuple:
+    """(our feature record, the same ids for HF as an .npz) of the task's training split at `seq_length`; the .npz
+    also holds `train_order`: the examples of our first WARMUP + `steps` training batches, in order."""
     import numpy as np
 
     from albert.tasks.classification import cached_features
@@ -140,10 +152,59 @@ def prepare(task_name: str, seq_length: int, glue_dir: str, spm: str, work: str)
     directory = os.path.join(work, f"{task_name}{seq_length}")
     record, _ = cached_features(task, glue_dir, split, tokenizer, seq_length, directory)
     features = [convert_example(e, task, seq_length, tokenizer) for e in read_examples(task, glue_dir, split)]
+    ids = np.array([f.input_ids for f in features], np.int64)
     arrays = os.path.join(directory, "hf.npz")
-    np.savez(arrays, input_ids=np.array([f.input_ids for f in features], np.int64),
-             lengths=np.array([sum(f.input_mask) for f in features]), labels=np.array([f.label_id for f in features]))
+    np.savez(arrays, input_ids=ids, lengths=np.array([sum(f.input_mask) for f in features]),
+             labels=np.array([f.label_id for f in features]),
+             train_order=our_batches(record, ids, seq_length, batch_size, WARMUP + steps))
     return record, arrays
+
+
+def our_batches(record: str, ids, seq_length: int, batch_size: int, count: int) -> list:
+    """The indices (rows of `ids`) of the examples in the first `count` training batches our reader gives, in
+    order: the same pipeline and seeds as finetune.train_rate's, each example found by its ids."""
+    import keras
+
+    from albert.data.readers import classifier_dataset
+
+    rows = {}
+    for index, row in enumerate(ids):
+        rows.setdefault(row.tobytes(), []).append(index)
+    keras.utils.set_random_seed(0)
+    order = []
+    for batch in classifier_dataset([record], seq_length, False, batch_size, True).take(count):
+        order += [rows[row.tobytes()][0] for row in batch["input_ids"].numpy().astype(ids.dtype)]
+    return order
+
+
+def padded_tokens(arrays: str, batch_size: int, seq_length: int) -> list:
+    """[ours, HF]: the tokens the timed batches of the train row hold once padded (ours: to the batch's length
+    bucket; HF: to its longest example): the two sides compute on the same examples, padded differently."""
+    import numpy as np
+
+    from albert.data.features import boundaries
+
+    bounds = np.array(boundaries(seq_length))
+    with np.load(arrays) as data:
+        longest = data["lengths"][data["train_order"]].reshape(-1, batch_size).max(axis=1)[WARMUP:]
+    return [int(bounds[np.searchsorted(bounds, longest)].sum() * batch_size), int(longest.sum() * batch_size)]
+
+
+def examples(arrays: str) -> int:
+    import numpy as np
+
+    with np.load(arrays) as data:
+        return len(data["lengths"])
+
+
+def measured(path: str, settings: dict) -> dict:
+    """{(task, T, precision): row} of the rows in `path` measured with `settings`."""
+    if not os.path.exists(path):
+        return {}
+    with open(path) as rows:
+        found = [json.loads(line) for line in rows if line.strip()]
+    return {(r["task"], r["T"], r["precision"]): r for r in found
+            if all(r.get(k) == v for k, v in settings.items())}
 
 
 def draw(rows: list, path: str, title: str):
@@ -178,10 +239,13 @@ def main(argv=None):
     parser.add_argument("--turns", type=int, default=3)
     parser.add_argument("--peers_python", default=sides.PEERS_PYTHON)
     parser.add_argument("--picture", default=os.path.join(ROOT, "docs", "finetune_hf.png"))
+    parser.add_argument("--results", default=os.path.join(ROOT, "benchmarks", "finetune_hf.json"),
+                        help="rows measured so far (JSON lines); rows there with the same settings are not rerun")
     for name in ("worker", "record", "precision"):
         parser.add_argument(f"--{name}", help=argparse.SUPPRESS)
     parser.add_argument("--seq_length", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--batch_size", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--spread", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
         print("RESULT " + json.dumps((ours_worker if args.worker == "ours" else hf_worker)(args)), flush=True)
@@ -193,12 +257,23 @@ def main(argv=None):
     print(f"# {machine}; python benchmarks/finetune_hf.py {' '.join(sys.argv[1:])}", flush=True)
     work = tempfile.mkdtemp(prefix="albert-finetune-hf-")
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", OMP_NUM_THREADS="2")
+    settings = {"machine": machine, "train_steps": args.train_steps, "eval_examples": args.eval_examples,
+                "turns": args.turns}
+    done = measured(args.results, settings)
     rows = []
     for task in args.tasks.split(","):
         for seq in (int(s) for s in args.seq_lengths.split(",")):
-            record, arrays = prepare(task, seq, args.glue_dir, args.spm_model_file, work)
+            wanted = [p for p in args.precisions.split(",") if (task, seq, p) not in done]
+            if wanted:
+                record, arrays = prepare(task, seq, BATCH[task], args.train_steps, args.glue_dir,
+                                         args.spm_model_file, work)
             for precision in args.precisions.split(","):
+                if (task, seq, precision) in done:
+                    rows.append(done[task, seq, precision])
+                    continue
+                spread = max(1, examples(arrays) // BATCH[task] // (WARMUP + args.train_steps))
                 common = ["--seq_length", str(seq), "--batch_size", str(BATCH[task]), "--precision", precision,
+                          "--spread", str(spread),
                           "--train_steps", str(args.train_steps), "--eval_examples", str(args.eval_examples),
                           "--spm_model_file", args.spm_model_file]
                 best = {"ours": dict.fromkeys(MODES, 0.0), "hf": dict.fromkeys(MODES, 0.0)}
@@ -207,14 +282,19 @@ def main(argv=None):
                         command = [python, os.path.abspath(__file__), "--worker", side, "--record", data, *common]
                         for mode, rate in sides.run_worker("finetune_hf.py", side, command, env).items():
                             best[side][mode] = max(best[side][mode], rate)
-                rows.append({"task": task, "T": seq, "batch": BATCH[task], "precision": precision, **best})
+                rows.append({"task": task, "T": seq, "batch": BATCH[task], "precision": precision,
+                             "padded_tokens": padded_tokens(arrays, BATCH[task], seq), **best, **settings})
                 print(json.dumps(rows[-1]), flush=True)
-    print("\n| task | T | batch | precision | train: ours / HF (ratio) | grouped: ours / HF (ratio) | "
-          "eval: ours / HF (ratio) |")
-    print("|---|---|---|---|---|---|---|")
+                with open(args.results, "a") as out:
+                    out.write(json.dumps(rows[-1]) + "\n")
+    print("\n| task | T | batch | precision | train: ours / HF (ratio) | train tokens: ours / HF | "
+          "grouped: ours / HF (ratio) | eval: ours / HF (ratio) |")
+    print("|---|---|---|---|---|---|---|---|")
     for r in rows:
         cells = [f"{r['ours'][m]:.2f} / {r['hf'][m]:.2f} ({r['ours'][m] / r['hf'][m]:.2f}x)" for m in MODES]
-        print(f"| {r['task']} | {r['T']} | {r['batch']} | {r['precision']} | " + " | ".join(cells) + " |")
+        tokens = "{} / {}".format(*r["padded_tokens"])
+        print(f"| {r['task']} | {r['T']} | {r['batch']} | {r['precision']} | {cells[0]} | {tokens} | "
+              + " | ".join(cells[1:]) + " |")
     missed = [f"{r['task']} T={r['T']} {r['precision']} {m}" for r in rows for m in MODES if r["ours"][m] < r["hf"][m]]
     print(f"\ntarget ours >= 1.0x HF in every row: {'met' if not missed else 'NOT met in ' + ', '.join(missed)}")
     if args.picture:
