@@ -15,10 +15,12 @@ Training rates: examples/s over --train_steps steps after WARMUP untimed ones on
 trace new bucket lengths). In the train row both sides train on the same examples in the same batches: the ones the
 original's reader gives (its shuffle buffer and seed), read from our pipeline and matched to their indices, so the
 rows differ only in padding (buckets vs each batch's longest) and the framework. In the grouped row each side's own
-grouping decides the batches: ours, the middle batch of every run of `spread` batches its reader gives, HF the same
-positions in its sampler's epoch (`spread`: the epoch's batches / the steps), so both sample a whole epoch: the
-first batches would flatter ours (the buckets that fill first are the commonest, short lengths) and slow HF's (its
-first batches are the longest of their mega-batch). Evaluation: over the first --eval_examples examples after an untimed pass. Each side runs in its own process (ours in this environment, HF in
+grouping decides the batches, each side sampling a whole epoch: ours, the middle batch of every run of `spread`
+batches its reader gives (`spread`: the epoch's batches / the steps; its buckets come interleaved at random); HF,
+whose sampler sorts each mega-batch (up to 50 batches) longest first, one timed batch from each of --train_steps
+mega-batches spread over the epoch, at ranks spread evenly over the mega-batch (the k-th of n timed batches at rank
+(k + 1/2) / n). Their first batches would flatter ours (the buckets that fill first are the commonest, short
+lengths) and slow HF's (its first batch of a mega-batch is its longest). Evaluation: over the first --eval_examples examples after an untimed pass. Each side runs in its own process (ours in this environment, HF in
 .venv-peers: benchmarks/peers.sh), the two taking turns, --turns times; each figure is the best of its turns. Rows
 go to --results as they are measured (a rerun with the same settings skips the rows already there, so a long table
 can be finished over several runs). Prints the table with ours / HF per row, the targets (ours >= 1.0x in every row)
@@ -93,13 +95,12 @@ def hf_worker(args) -> dict:
     model = AlbertForSequenceClassification(config)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-5, weight_decay=0.01)
     autocast = torch.autocast("cpu", dtype=torch.bfloat16, enabled=args.precision == "bf16")
-    count = WARMUP + args.train_steps
     sampler = list(LengthGroupedSampler(args.batch_size, lengths=[int(n) for n in lengths],
                                         generator=torch.Generator().manual_seed(0)))
     epoch = [sampler[s:s + args.batch_size] for s in range(0, len(sampler) - args.batch_size + 1, args.batch_size)]
     ours = train_order.tolist()
     orders = {"train": [ours[s:s + args.batch_size] for s in range(0, len(ours), args.batch_size)],
-              "grouped": [epoch[k * args.spread + args.spread // 2] for k in range(count)]}
+              "grouped": hf_grouped_batches(epoch, len(lengths), args.batch_size, args.train_steps)}
     result = {}
     for mode, order in orders.items():
         model.train()
@@ -137,6 +138,17 @@ def hf_worker(args) -> dict:
 
 
 # ---------------------------------------------------------------------------------------------------------- main
+def hf_grouped_batches(epoch: list, examples: int, batch_size: int, steps: int) -> list:
+    """WARMUP + `steps` batches of HF's length-grouped epoch (`epoch`: its batches in order): the timed ones one per
+    mega-batch, mega-batches spread over the epoch, at ranks spread over the mega-batch (LengthGroupedSampler sorts
+    each mega-batch of `mult` batches longest first; `mult` as transformers' get_length_grouped_indices sets it)."""
+    mult = max(1, min(examples // (batch_size * 4), 50))
+    megas = len(epoch) // mult
+    timed = [epoch[(k * megas // steps) * mult + int((k + 0.5) * mult / steps)] for k in range(steps)]
+    warmup = [epoch[(k * megas // WARMUP) * mult + mult // 2 + 1] for k in range(WARMUP)]
+    return warmup + timed
+
+
 def prepare(task_name: str, seq_length: int, batch_size: int, steps: int, glue_dir: str, spm: str,
             work: str) -> tuple:
     """(our feature record, the same ids for HF as an .npz) of the task's training split at `seq_length`; the .npz
