@@ -115,14 +115,21 @@ def layer_norm_match(g: Graph, mean, rank: dict):
     return nodes + [final], x, gamma, beta, float(epsilon.reshape(())), final.output[0]
 
 
+def each_match(model, op_type: str, match):
+    """(Graph, node, match) for every `op_type` node where `match(graph, node, ranks)` finds its pattern; the
+    lookups are redone after each, as the caller rewrites the graph in between."""
+    g, rank = Graph(model.graph), ranks(model)
+    for node in [n for n in model.graph.node if n.op_type == op_type]:
+        found = match(g, node, rank)
+        if found is not None:
+            yield g, node, found
+            g.index()
+
+
 def fuse_layer_norms(model) -> int:
     """Each matched LayerNorm -> LayerNormalization(axis=-1); returns how many."""
-    g, rank, fused = Graph(model.graph), ranks(model), 0
-    for mean in [n for n in model.graph.node if n.op_type == "GlobalAveragePool"]:
-        found = layer_norm_match(g, mean, rank)
-        if found is None:
-            continue
-        nodes, x, gamma, beta, epsilon, output = found
+    fused = 0
+    for g, _, (nodes, x, gamma, beta, epsilon, output) in each_match(model, "GlobalAveragePool", layer_norm_match):
         width = gamma.size
         if beta is None:
             beta = np.zeros(width, gamma.dtype)
@@ -136,7 +143,6 @@ def fuse_layer_norms(model) -> int:
             model.graph.node.remove(node)
         model.graph.node.insert(place - len(nodes) + 1, onnx.helper.make_node(
             "LayerNormalization", [x, scale, bias], [output], name=name, axis=-1, epsilon=epsilon))
-        g.index()
         fused += 1
     return fused
 
@@ -179,16 +185,11 @@ def computes_leading_axes(g: Graph, name, x, rank: int, width: int) -> bool:
 
 def direct_matmuls(model) -> int:
     """Each matched Tensordot -> one MatMul of the N-D input; returns how many."""
-    g, rank, done = Graph(model.graph), ranks(model), 0
-    for matmul in [n for n in model.graph.node if n.op_type == "MatMul"]:
-        found = tensordot_match(g, matmul, rank)
-        if found is None:
-            continue
-        x, _, restore = found
+    done = 0
+    for _, matmul, (x, _, restore) in each_match(model, "MatMul", tensordot_match):
         matmul.input[0] = x
         matmul.output[0] = restore.output[0]
         model.graph.node.remove(restore)
-        g.index()
         done += 1
     return done
 
