@@ -62,6 +62,16 @@ def epoch_padding(lengths, batch_size: int, bounds: tuple, grouped: bool) -> flo
     return 1.0 - lengths.sum() / computed
 
 
+def training_batches(record: str, max_seq_length: int, batch_size: int, group_by_length: tuple | None,
+                     input_context=None):
+    """The training batches run_classifier.py's reader gives (its shuffle buffer and seed) after keras's seed 0, as
+    train_rate reads them (finetune_hf.py matches them to their examples)."""
+    from albert.data.readers import classifier_dataset
+
+    return classifier_dataset([record], max_seq_length, False, batch_size, True, input_context,
+                              group_by_length=group_by_length)
+
+
 def train_rate(config, record: str, max_seq_length: int, batch_size: int, bounds: tuple, grouped: bool,
                steps: int, output_dir: str, device: str = "/cpu:0", spread: int = 1) -> float:
     """Examples/s of the project's training loop (AdamW, clipping) over `steps` steps after a tracing step, under
@@ -71,7 +81,6 @@ def train_rate(config, record: str, max_seq_length: int, batch_size: int, bounds
     import keras
     import tensorflow as tf
 
-    from albert.data.readers import classifier_dataset
     from albert.model.task_models import AlbertClassifier
     from albert.tasks.classification import classification_loss
     from albert.train.loop import LoopConfig, Trainer
@@ -89,8 +98,7 @@ def train_rate(config, record: str, max_seq_length: int, batch_size: int, bounds
     warmup = 1 if len(bounds) == 1 else 3  # tracing, and the first calls at new lengths
 
     def dataset(ctx, batch):
-        batches = classifier_dataset([record], max_seq_length, False, batch, True, ctx,
-                                     group_by_length=bounds if grouped else None)
+        batches = training_batches(record, max_seq_length, batch, bounds if grouped else None, ctx)
         if spread == 1:
             return batches
         # read beforehand: the reader would otherwise parse `spread` batches per step inside the timed window

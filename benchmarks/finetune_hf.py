@@ -20,8 +20,9 @@ batches its reader gives (`spread`: the epoch's batches / the steps; its buckets
 whose sampler sorts each mega-batch (up to 50 batches) longest first, one timed batch from each of --train_steps
 mega-batches spread over the epoch, at ranks spread evenly over the mega-batch (the k-th of n timed batches at rank
 (k + 1/2) / n). Their first batches would flatter ours (the buckets that fill first are the commonest, short
-lengths) and slow HF's (its first batch of a mega-batch is its longest). Evaluation: over the first --eval_examples examples after an untimed pass. Each side runs in its own process (ours in this environment, HF in
-.venv-peers: benchmarks/peers.sh), the two taking turns, --turns times; each figure is the best of its turns. Rows
+lengths) and slow HF's (its first batch of a mega-batch is its longest). Evaluation: over the first --eval_examples
+examples after an untimed pass. Each side runs in its own process (ours in this environment, HF in .venv-peers:
+benchmarks/peers.sh), the two taking turns, --turns times; each figure is the best of its turns. Rows
 go to --results as they are measured (a rerun with the same settings skips the rows already there, so a long table
 can be finished over several runs). Prints the table with ours / HF per row, the targets (ours >= 1.0x in every row)
 and draws docs/finetune_hf.png.
@@ -151,8 +152,8 @@ def hf_grouped_batches(epoch: list, examples: int, batch_size: int, steps: int) 
 
 def prepare(task_name: str, seq_length: int, batch_size: int, steps: int, glue_dir: str, spm: str,
             work: str) -> tuple:
-    """(our feature record, the same ids for HF as an .npz) of the task's training split at `seq_length`; the .npz
-    also holds `train_order`: the examples of our first WARMUP + `steps` training batches, in order."""
+    """(our feature record, the same ids for HF as an .npz, the number of examples) of the task's training split at
+    `seq_length`; the .npz also holds `train_order`: the examples of our first WARMUP + `steps` training batches."""
     import numpy as np
 
     from albert.tasks.classification import cached_features
@@ -169,22 +170,21 @@ def prepare(task_name: str, seq_length: int, batch_size: int, steps: int, glue_d
     np.savez(arrays, input_ids=ids, lengths=np.array([sum(f.input_mask) for f in features]),
              labels=np.array([f.label_id for f in features]),
              train_order=our_batches(record, ids, seq_length, batch_size, WARMUP + steps))
-    return record, arrays
+    return record, arrays, len(features)
 
 
 def our_batches(record: str, ids, seq_length: int, batch_size: int, count: int) -> list:
     """The indices (rows of `ids`) of the examples in the first `count` training batches our reader gives, in
     order: the same pipeline and seeds as finetune.train_rate's, each example found by its ids."""
     import keras
-
-    from albert.data.readers import classifier_dataset
+    from finetune import training_batches
 
     rows = {}
     for index, row in enumerate(ids):
         rows.setdefault(row.tobytes(), []).append(index)
-    keras.utils.set_random_seed(0)
+    keras.utils.set_random_seed(0)  # as train_rate
     order = []
-    for batch in classifier_dataset([record], seq_length, False, batch_size, True).take(count):
+    for batch in training_batches(record, seq_length, batch_size, None).take(count):
         order += [rows[row.tobytes()][0] for row in batch["input_ids"].numpy().astype(ids.dtype)]
     return order
 
@@ -200,13 +200,6 @@ def padded_tokens(arrays: str, batch_size: int, seq_length: int) -> list:
     with np.load(arrays) as data:
         longest = data["lengths"][data["train_order"]].reshape(-1, batch_size).max(axis=1)[WARMUP:]
     return [int(bounds[np.searchsorted(bounds, longest)].sum() * batch_size), int(longest.sum() * batch_size)]
-
-
-def examples(arrays: str) -> int:
-    import numpy as np
-
-    with np.load(arrays) as data:
-        return len(data["lengths"])
 
 
 def measured(path: str, settings: dict) -> dict:
@@ -275,15 +268,14 @@ def main(argv=None):
     rows = []
     for task in args.tasks.split(","):
         for seq in (int(s) for s in args.seq_lengths.split(",")):
-            wanted = [p for p in args.precisions.split(",") if (task, seq, p) not in done]
-            if wanted:
-                record, arrays = prepare(task, seq, BATCH[task], args.train_steps, args.glue_dir,
-                                         args.spm_model_file, work)
+            if any((task, seq, p) not in done for p in args.precisions.split(",")):
+                record, arrays, count = prepare(task, seq, BATCH[task], args.train_steps, args.glue_dir,
+                                                args.spm_model_file, work)
+                spread = max(1, count // BATCH[task] // (WARMUP + args.train_steps))
             for precision in args.precisions.split(","):
                 if (task, seq, precision) in done:
                     rows.append(done[task, seq, precision])
                     continue
-                spread = max(1, examples(arrays) // BATCH[task] // (WARMUP + args.train_steps))
                 common = ["--seq_length", str(seq), "--batch_size", str(BATCH[task]), "--precision", precision,
                           "--spread", str(spread),
                           "--train_steps", str(args.train_steps), "--eval_examples", str(args.eval_examples),

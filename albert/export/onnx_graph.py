@@ -115,10 +115,11 @@ def layer_norm_match(g: Graph, mean, rank: dict):
     return nodes + [final], x, gamma, beta, float(epsilon.reshape(())), final.output[0]
 
 
-def each_match(model, op_type: str, match):
-    """(Graph, node, match) for every `op_type` node where `match(graph, node, ranks)` finds its pattern; the
-    lookups are redone after each, as the caller rewrites the graph in between."""
-    g, rank = Graph(model.graph), ranks(model)
+def each_match(model, op_type: str, match, rank: dict):
+    """(Graph, node, match) for every `op_type` node where `match(graph, node, rank)` finds its pattern; the
+    lookups are redone after each, as the caller rewrites the graph in between (`rank`: ranks(model), computed
+    once: the rewrites keep every value they leave)."""
+    g = Graph(model.graph)
     for node in [n for n in model.graph.node if n.op_type == op_type]:
         found = match(g, node, rank)
         if found is not None:
@@ -126,10 +127,11 @@ def each_match(model, op_type: str, match):
             g.index()
 
 
-def fuse_layer_norms(model) -> int:
+def fuse_layer_norms(model, rank: dict) -> int:
     """Each matched LayerNorm -> LayerNormalization(axis=-1); returns how many."""
     fused = 0
-    for g, _, (nodes, x, gamma, beta, epsilon, output) in each_match(model, "GlobalAveragePool", layer_norm_match):
+    for g, _, (nodes, x, gamma, beta, epsilon, output) in each_match(model, "GlobalAveragePool", layer_norm_match,
+                                                                      rank):
         width = gamma.size
         if beta is None:
             beta = np.zeros(width, gamma.dtype)
@@ -148,7 +150,7 @@ def fuse_layer_norms(model) -> int:
 
 
 def tensordot_match(g: Graph, matmul, rank: dict):
-    """(x, the two Reshapes) of a MatMul that Tensordot wrapped: Reshape(x, [-1, K]) -> MatMul(W: [K, N]) ->
+    """(x, the Reshape back) of a MatMul that Tensordot wrapped: Reshape(x, [-1, K]) -> MatMul(W: [K, N]) ->
     Reshape(to x's leading axes + [N], computed from Shape(x)), or None."""
     weight = g.constant(matmul.input[1])
     flatten = g.writer.get(matmul.input[0])
@@ -160,7 +162,7 @@ def tensordot_match(g: Graph, matmul, rank: dict):
     restore = g.only_reader(matmul.output[0], "Reshape")
     if restore is None or not computes_leading_axes(g, restore.input[1], x, rank[x], weight.shape[1]):
         return None
-    return x, flatten, restore
+    return x, restore
 
 
 def computes_leading_axes(g: Graph, name, x, rank: int, width: int) -> bool:
@@ -183,10 +185,10 @@ def computes_leading_axes(g: Graph, name, x, rank: int, width: int) -> bool:
     return shape is not None and shape.op_type == "Shape" and list(shape.input) == [x]
 
 
-def direct_matmuls(model) -> int:
+def direct_matmuls(model, rank: dict) -> int:
     """Each matched Tensordot -> one MatMul of the N-D input; returns how many."""
     done = 0
-    for _, matmul, (x, _, restore) in each_match(model, "MatMul", tensordot_match):
+    for _, matmul, (x, restore) in each_match(model, "MatMul", tensordot_match, rank):
         matmul.input[0] = x
         matmul.output[0] = restore.output[0]
         model.graph.node.remove(restore)
@@ -214,7 +216,8 @@ def sweep(model) -> int:
 
 def optimize(model) -> dict:
     """All the rewrites above, in place; {rewrite: count}."""
-    counts = {"layer_norms": fuse_layer_norms(model), "matmuls": direct_matmuls(model)}
+    rank = ranks(model)
+    counts = {"layer_norms": fuse_layer_norms(model, rank), "matmuls": direct_matmuls(model, rank)}
     counts["dropped"] = sweep(model)
     onnx.checker.check_model(model)
     return counts
