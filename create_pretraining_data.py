@@ -16,14 +16,14 @@ local or gs://. The same --random_seed gives byte-identical files for any --num_
 
 from absl import flags
 
-from albert import cli
+from albert.ground import cli
 from albert.data import beam
 from albert.data.beam import check_runner, import_beam, pipeline_options
 from albert.data.corpus import expand_inputs
 from albert.data.generator import generate
 from albert.data.instances import Options
-from albert.errors import AlbertError
-from albert.stderr_filter import stderr_is_terminal
+from albert.ground.errors import AlbertError
+from albert.ground.stderr_filter import stderr_is_terminal
 from albert.text.tokenization import FullTokenizer
 
 flags.DEFINE_string("input_file", None, "Raw text file(s), comma-separated, globs allowed (plain or .gz).")

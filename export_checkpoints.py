@@ -9,7 +9,7 @@ sentence-order heads and global_step, as the original export_checkpoints.py did.
 
 from absl import flags
 
-from albert import cli
+from albert.ground import cli
 from albert.hub.resolve import resolve
 
 cli.define_model_directory_flags()

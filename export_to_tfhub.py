@@ -12,7 +12,7 @@ Everything is written under a temporary name and renamed into place; a failed ex
 
 from absl import flags
 
-from albert import cli
+from albert.ground import cli
 from albert.data.features import boundaries
 from albert.hub.resolve import resolve
 

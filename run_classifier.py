@@ -10,9 +10,9 @@ import os
 
 from absl import flags
 
-from albert import cli
+from albert.ground import cli
 from albert.data.features import boundaries
-from albert.errors import AlbertError
+from albert.ground.errors import AlbertError
 from albert.tasks.glue import get_task
 from albert.train.settings import Runtime, check_export_dir, check_model_files
 from albert.weights.formats import model_files
@@ -52,6 +52,10 @@ flags.adopt_module_key_flags(cli)  # --help lists them with the script's own fla
 flags.DEFINE_string("seeds", None, "Comma-separated seeds: fine-tune once per seed (in output_dir/seed_<s>) and "
                     "report the mean, median and best dev metric (small GLUE tasks are seed-sensitive).")
 FLAGS = flags.FLAGS
+# The flags that set no settings field: read and checked by validate() only.
+READ_HERE = ("albert_hub_module_handle",  # becomes --albert_config_file, --init_checkpoint, --spm_model_file
+             "num_tpu_cores",  # kept for compatibility (the TPU strategy finds its cores)
+             "progress")  # the download progress bar (albert.ground.cli.run)
 
 
 def validate() -> tuple:
@@ -87,7 +91,7 @@ def validate() -> tuple:
     if get_task(FLAGS.task_name).name == "ax" and (FLAGS.do_train or FLAGS.do_eval):
         raise AlbertError("task ax is predict-only: use --do_predict with a model fine-tuned on MNLI")
     boundaries(FLAGS.max_seq_length, FLAGS.length_buckets)  # a malformed value is one line here
-    runtime = cli.settings(Runtime, FLAGS)
+    runtime = cli.settings(Runtime, FLAGS, gradient_accumulation_steps=1)  # no such flag: whole batches
     check_model_files(FLAGS.albert_config_file, FLAGS.max_seq_length, FLAGS.spm_model_file, FLAGS.vocab_file,
                       FLAGS.init_checkpoint)
     cli.check_onnx_export(FLAGS.onnx_export, FLAGS.export_dir)
@@ -101,7 +105,9 @@ def main(argv):
     seeds, runtime = validate()
     from albert.jobs import glue  # TensorFlow loads here, once the flags are checked
 
-    glue.run(cli.settings(glue.GlueRun, FLAGS, seeds=seeds), runtime)
+    settings = cli.settings(glue.GlueRun, FLAGS, seeds=seeds)
+    cli.check_every_flag_read(FLAGS, (Runtime, glue.GlueRun), READ_HERE)
+    glue.run(settings, runtime)
 
 
 if __name__ == "__main__":

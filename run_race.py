@@ -7,9 +7,9 @@ r"""Fine-tune ALBERT on RACE (4-option reading comprehension): train, evaluate e
 
 from absl import flags
 
-from albert import cli
+from albert.ground import cli
 from albert.data.features import boundaries
-from albert.errors import AlbertError
+from albert.ground.errors import AlbertError
 from albert.train.settings import Runtime, check_export_dir, check_model_files
 from albert.weights.formats import model_files
 
@@ -51,6 +51,12 @@ cli.define_runtime_flags()
 cli.define_length_flags()
 flags.adopt_module_key_flags(cli)  # --help lists them with the script's own flags
 FLAGS = flags.FLAGS
+# The flags that set no settings field: read and checked by validate() only, or passed under another name.
+READ_HERE = ("albert_hub_module_handle",  # becomes --albert_config_file, --init_checkpoint, --spm_model_file
+             "num_tpu_cores",  # kept for compatibility (the TPU strategy finds its cores)
+             "progress",  # the download progress bar (albert.ground.cli.run)
+             "task_name",  # only race
+             "num_keep_checkpoint")  # Runtime.keep_checkpoint_max (the original's name)
 
 
 def validate() -> Runtime:
@@ -76,7 +82,8 @@ def validate() -> Runtime:
         raise AlbertError(f"--max_seq_length {FLAGS.max_seq_length} leaves no room for the article after "
                           f"--max_qa_length {FLAGS.max_qa_length} and 3 special tokens")
     boundaries(FLAGS.max_seq_length, FLAGS.length_buckets)  # a malformed value is one line here
-    runtime = cli.settings(Runtime, FLAGS, keep_checkpoint_max=FLAGS.num_keep_checkpoint)
+    runtime = cli.settings(Runtime, FLAGS, keep_checkpoint_max=FLAGS.num_keep_checkpoint,
+                           gradient_accumulation_steps=1)  # no such flag: whole batches
     check_model_files(FLAGS.albert_config_file, FLAGS.max_seq_length, FLAGS.spm_model_file, FLAGS.vocab_file,
                       FLAGS.init_checkpoint)
     cli.check_onnx_export(FLAGS.onnx_export, FLAGS.export_dir)
@@ -90,7 +97,9 @@ def main(argv):
     runtime = validate()
     from albert.jobs import race  # TensorFlow loads here, once the flags are checked
 
-    race.run(cli.settings(race.RaceRun, FLAGS), runtime)
+    settings = cli.settings(race.RaceRun, FLAGS)
+    cli.check_every_flag_read(FLAGS, (Runtime, race.RaceRun), READ_HERE)
+    race.run(settings, runtime)
 
 
 if __name__ == "__main__":

@@ -14,9 +14,10 @@ import os
 
 from absl import flags
 
-from albert import cli
+from albert.ground import cli
 from albert.data.features import boundaries
-from albert.errors import AlbertError
+from albert.ground.errors import AlbertError
+from albert.ground.paths import is_remote
 from albert.tasks.squad import Settings
 from albert.train.settings import Runtime, check_export_dir, check_model_files
 from albert.weights.formats import model_files
@@ -65,6 +66,12 @@ cli.define_runtime_flags()
 cli.define_length_flags()
 flags.adopt_module_key_flags(cli)  # --help lists them with the script's own flags
 FLAGS = flags.FLAGS
+# The flags that set no settings field: read and checked by validate() only, or kept for compatibility.
+READ_HERE = ("albert_hub_module_handle",  # becomes --albert_config_file, --init_checkpoint, --spm_model_file
+             "num_tpu_cores",  # kept for compatibility (the TPU strategy finds its cores)
+             "progress",  # the download progress bar (albert.ground.cli.run)
+             "use_einsum",  # kept for compatibility (attention is always einsum-shaped)
+             "vocab_file")  # unused: SQuAD features need the SentencePiece model
 
 
 def validate() -> Runtime:
@@ -94,10 +101,10 @@ def validate() -> Runtime:
     Settings(FLAGS.max_seq_length, FLAGS.doc_stride, FLAGS.max_query_length, FLAGS.do_lower_case).check()
     for name in ("train_file", "predict_file"):
         path = getattr(FLAGS, name)
-        if path and "://" not in path and not os.path.isfile(path):
+        if path and not is_remote(path) and not os.path.isfile(path):
             raise AlbertError(f"{path}: --{name} not found")
     boundaries(FLAGS.max_seq_length, FLAGS.length_buckets)  # a malformed value is one line here
-    runtime = cli.settings(Runtime, FLAGS)
+    runtime = cli.settings(Runtime, FLAGS, gradient_accumulation_steps=1)  # no such flag: whole batches
     check_model_files(FLAGS.albert_config_file, FLAGS.max_seq_length, FLAGS.spm_model_file,
                       init_checkpoint=FLAGS.init_checkpoint)
     cli.check_onnx_export(FLAGS.onnx_export, FLAGS.export_dir)
@@ -111,7 +118,9 @@ def main(argv):
     runtime = validate()
     from albert.jobs import squad  # TensorFlow loads here, once the flags are checked
 
-    squad.run(cli.settings(squad.SquadRun, FLAGS), runtime)
+    settings = cli.settings(squad.SquadRun, FLAGS)
+    cli.check_every_flag_read(FLAGS, (Runtime, squad.SquadRun), READ_HERE)
+    squad.run(settings, runtime)
 
 
 if __name__ == "__main__":

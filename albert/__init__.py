@@ -9,7 +9,7 @@ import importlib
 
 _NAMES = {  # public name -> the module that defines it (docs/architecture.md lists the modules)
     "AlbertConfig": "albert.config",
-    "AlbertError": "albert.errors",
+    "AlbertError": "albert.ground.errors",
     "AlbertEncoder": "albert.model.encoder",
     "AlbertPretrainer": "albert.model.task_models",
     "AlbertClassifier": "albert.model.task_models",

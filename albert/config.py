@@ -7,9 +7,10 @@ import math
 import os
 from typing import Any
 
-from albert.atomic import write_text
-from albert.errors import AlbertError
-from albert.textfiles import decode_utf8
+from albert.ground.atomic import write_text
+from albert.ground.errors import AlbertError
+from albert.ground.paths import is_remote
+from albert.ground.textfiles import decode_utf8
 from albert.weights import huggingface, keras_hub, model_garden, tf1_hub
 from albert.weights.formats import config_format
 
@@ -162,11 +163,6 @@ class AlbertConfig:
             values = keras_hub.config_values(values, path)
         return cls.from_dict(values, source=path)
 
-    @classmethod
-    def from_hf_dict(cls, values: dict, source: str = "config.json") -> "AlbertConfig":
-        """A Hugging Face ALBERT `config.json` (albert.weights.huggingface maps its keys)."""
-        return cls.from_dict(huggingface.config_values(values, source), source=source)
-
     def to_dict(self) -> dict:
         """The keys the original writes (its constructor arguments), the vestigial keys read, and `sharing` when
         it is not the original's `all`."""
@@ -211,7 +207,7 @@ class _LocalFiles:
 
 def _filesystem(path: str):
     """tf.io.gfile for URLs (gs://, hdfs://, ...), plain files otherwise."""
-    if "://" in path:
+    if is_remote(path):
         import tensorflow as tf
 
         return tf.io.gfile

@@ -13,10 +13,10 @@ import os
 
 from absl import flags
 
-from albert import cli
-from albert.errors import AlbertError
+from albert.ground import cli
+from albert.ground.errors import AlbertError
 from albert.hub.resolve import resolve
-from albert.rundir import BEST_CHECKPOINT
+from albert.ground.rundir import BEST_CHECKPOINT
 
 FORMATS = ("release", "huggingface")
 flags.DEFINE_string("input", None, "Model reference: a model directory (release layout, Hugging Face, keras-hub, "

@@ -7,9 +7,9 @@
 
 import sys
 
-from albert.cli import ArgumentParser
+from albert.ground.cli import ArgumentParser
 from albert.config import PRESETS, AlbertConfig
-from albert.errors import AlbertError
+from albert.ground.errors import AlbertError
 from albert.model.sizing import batch_table, report
 
 

@@ -11,10 +11,10 @@ import tempfile
 
 from absl import flags
 
-from albert import cli
-from albert.atomic import new_directories, remove_leftovers
+from albert.ground import cli
+from albert.ground.atomic import new_directories, remove_leftovers
 from albert.data.corpus import expand_inputs, read_lines
-from albert.errors import AlbertError
+from albert.ground.errors import AlbertError
 from albert.text.tokenization import preprocess_text, train_sentencepiece
 
 flags.DEFINE_string("input_file", None, "Raw text file(s), comma-separated, globs allowed (plain or .gz).")

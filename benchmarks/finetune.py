@@ -72,18 +72,34 @@ def training_batches(record: str, max_seq_length: int, batch_size: int, group_by
                               group_by_length=group_by_length)
 
 
+def epoch_sample(record: str, max_seq_length: int, batch_size: int, bounds: tuple, examples: int, warmup: int,
+                 steps: int) -> tuple:
+    """(`warmup` batches, `steps` batches) of one epoch (`examples` // `batch_size` batches) of `--group_by_length`
+    training batches (the reader's seed as train_rate's), each set at evenly spaced quantiles of the epoch's batches
+    ranked by padded tokens (sides.stratified): a sample of the whole epoch, read before any clock starts."""
+    import keras
+
+    from sides import stratified
+
+    keras.utils.set_random_seed(0)
+    epoch = list(training_batches(record, max_seq_length, batch_size, bounds).take(examples // batch_size))
+    tokens = [int(b["input_ids"].shape[0]) * int(b["input_ids"].shape[1]) for b in epoch]
+    return [epoch[i] for i in stratified(tokens, warmup)], [epoch[i] for i in stratified(tokens, steps)]
+
+
 def train_rate(config, record: str, max_seq_length: int, batch_size: int, bounds: tuple, grouped: bool,
-               steps: int, output_dir: str, device: str = "/cpu:0", spread: int = 1) -> float:
-    """Examples/s of the project's training loop (AdamW, clipping) over `steps` steps after a tracing step, under
-    the Keras dtype policy set before (fp32, or bf16: albert.train.loop.set_precision). `spread` > 1 trains on
-    every spread-th batch the reader gives (the middle one of each run of `spread`), read before the clock starts:
-    batches from all over an epoch rather than its first ones."""
+               steps: int, output_dir: str, device: str = "/cpu:0", batches: tuple | None = None) -> float:
+    """Examples/s of the project's training loop (AdamW, clipping) over `steps` steps after untimed warm-up steps
+    (tracing, the first calls at new lengths), under the Keras dtype policy set before (fp32, or bf16:
+    albert.train.setup.set_precision). `batches`: (warm-up batches, timed batches) to train on (epoch_sample)
+    instead of the reader's first ones."""
     import keras
     import tensorflow as tf
 
     from albert.model.task_models import AlbertClassifier
     from albert.tasks.classification import classification_loss
-    from albert.train.loop import LoopConfig, Trainer
+    from albert.train.loop import Trainer
+    from albert.train.settings import LoopConfig
     from albert.train.optimizers import create_optimizer
 
     keras.backend.clear_session()
@@ -95,20 +111,17 @@ def train_rate(config, record: str, max_seq_length: int, batch_size: int, bounds
     loop = LoopConfig(output_dir=output_dir, num_train_steps=1000, global_batch_size=batch_size,
                       length_boundaries=bounds)
     trainer = Trainer(strategy, model, optimizer, classification_loss, loop)
-    warmup = 1 if len(bounds) == 1 else 3  # tracing, and the first calls at new lengths
+    warmup = len(batches[0]) if batches else 1 if len(bounds) == 1 else 3
 
     def dataset(ctx, batch):
-        batches = training_batches(record, max_seq_length, batch, bounds if grouped else None, ctx)
-        if spread == 1:
-            return batches
-        # read beforehand: the reader would otherwise parse `spread` batches per step inside the timed window
-        chosen = list(batches.shard(spread, spread // 2).take(warmup + steps))
-        joined = tf.data.Dataset.from_tensors(chosen[0])
-        for one in chosen[1:]:
+        if not batches:
+            return training_batches(record, max_seq_length, batch, bounds if grouped else None, ctx)
+        joined = tf.data.Dataset.from_tensors(batches[0][0])
+        for one in batches[0][1:] + batches[1]:
             joined = joined.concatenate(tf.data.Dataset.from_tensors(one))
         return joined
 
-    iterator = trainer.local_iterator(dataset, batch_size)
+    iterator = trainer.feed.local_iterator(dataset, batch_size)
     trainer.train_steps(iterator, warmup)
     start = time.perf_counter()
     trainer.train_steps(iterator, steps)

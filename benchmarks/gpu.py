@@ -76,7 +76,7 @@ def fine_tuning_rows(config, device: str, precision: str, steps: int, record: st
     from finetune import train_rate
 
     from albert.data.features import boundaries
-    from albert.train.loop import set_precision
+    from albert.train.setup import set_precision
 
     rows = []
     for scheme, bounds in (("buckets", boundaries(128)), ("fixed", (128,))):

@@ -142,7 +142,9 @@ def pretraining_trainer(config, precision: str, batch_size: int, seq_length: int
     from albert.train.distribute import create_strategy
     from albert.train.optimizers import create_optimizer
     from albert.tasks.pretraining import pretraining_loss
-    from albert.train.loop import LoopConfig, Trainer, set_precision
+    from albert.train.loop import Trainer
+    from albert.train.settings import LoopConfig
+    from albert.train.setup import set_precision
 
     set_precision(precision)
     tf.keras.utils.set_random_seed(0)
@@ -155,7 +157,7 @@ def pretraining_trainer(config, precision: str, batch_size: int, seq_length: int
     trainer = Trainer(strategy, model, optimizer, pretraining_loss, loop)
     batch = synthetic_batch(config, batch_size, seq_length, predictions)
     dataset = tf.data.Dataset.from_tensors(batch).repeat()
-    return trainer, trainer.local_iterator(lambda ctx, size: dataset, batch_size), model, batch
+    return trainer, trainer.feed.local_iterator(lambda ctx, size: dataset, batch_size), model, batch
 
 
 def pretrain_worker(args) -> dict:
@@ -204,7 +206,7 @@ def encoder_steps(config, precision: str, batch_size: int, seq_length: int, impl
     import tensorflow as tf
 
     from albert import AlbertEncoder
-    from albert.train.loop import set_precision
+    from albert.train.setup import set_precision
 
     b, t = batch_size, seq_length
     # the loss uses sequence_output only: Keras warns that the pooler gets no gradient

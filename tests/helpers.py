@@ -1,5 +1,7 @@
-"""Small shared pieces of the tests: tiny configs, fixture paths, a padded batch."""
+"""Small shared pieces of the tests: tiny configs, fixture paths, a padded batch, a directory's bytes."""
 
+import hashlib
+import json
 import os
 import subprocess
 
@@ -45,3 +47,30 @@ def shared_directory() -> str:
 
 WEIGHT_FIXTURES = os.path.join(FIXTURES, "weights")
 HUB_ARTIFACTS = os.path.join(shared_directory(), "hub_artifacts")  # the real hub artifacts (../shared)
+
+
+def tree_digest(directory) -> dict:
+    """{path relative to `directory`: SHA-256 of its bytes} of every file under it: equal before and after a run
+    means the run changed, added and removed nothing there."""
+    found = {}
+    for root, _, files in os.walk(directory):
+        for name in files:
+            path = os.path.join(root, name)
+            with open(path, "rb") as f:
+                found[os.path.relpath(path, directory)] = hashlib.sha256(f.read()).hexdigest()
+    return found
+
+
+def resized_config(path, directory, **changes) -> str:
+    """A copy of the JSON config at `path` with `changes`, written in `directory`: the path."""
+    with open(path) as f:
+        config = dict(json.load(f), **changes)
+    target = os.path.join(directory, "resized_config.json")
+    with open(target, "w") as f:
+        json.dump(config, f)
+    return target
+
+
+def golden(case) -> dict:
+    """The reference outputs of a weights fixture (tests/fixtures/weights/<case>/golden.npz)."""
+    return dict(np.load(os.path.join(WEIGHT_FIXTURES, case, "golden.npz")))

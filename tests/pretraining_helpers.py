@@ -90,7 +90,8 @@ from albert import AlbertConfig, AlbertPretrainer
 from albert.data.readers import pretraining_dataset
 from albert.train.optimizers import create_optimizer
 from albert.tasks.pretraining import pretraining_loss
-from albert.train.loop import LoopConfig, Trainer
+from albert.train.loop import Trainer
+from albert.train.settings import LoopConfig
 
 records, config_file, out = sys.argv[1:4]
 config = AlbertConfig.from_json_file(config_file)

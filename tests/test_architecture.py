@@ -24,7 +24,7 @@ def read_layers(path: str = ARCHITECTURE) -> list:
     """(layer, the modules or packages in it) of the table under `## Layers`, in order: a module may import from its
     own layer and the layers above it."""
     with open(path, encoding="utf-8") as f:
-        text = f.read().split("## Layers", 1)[1]
+        text = f.read().split("## Layers", 1)[1].split("\n## ", 1)[0]
     rows = [line for line in text.splitlines() if line.startswith("| ") and not line.startswith("| layer")]
     layers = []
     for row in rows:
@@ -149,6 +149,30 @@ def test_every_module_is_in_a_layer_and_described():
             assert os.path.relpath(path, ROOT) in described, f"docs/architecture.md has no line for {module}"
 
 
+def test_the_package_root_holds_only_its_front_its_config_and_its_command_lines():
+    """The ground floor lives in albert/ground/; the root keeps `import albert`'s front, the model config (a layer of
+    its own) and the package's command lines (`python -m albert.<name>`, each run by its `__main__` block)."""
+    root = sorted(name for name in os.listdir(os.path.join(ROOT, "albert")) if name.endswith(".py"))
+    assert root == ["__init__.py", "config.py", "convert.py", "info.py", "train_spm.py"]
+    for name in ("convert.py", "info.py", "train_spm.py"):
+        with open(os.path.join(ROOT, "albert", name), encoding="utf-8") as f:
+            assert 'if __name__ == "__main__":' in f.read(), name
+
+
+def test_the_docs_map_every_module_to_its_tests():
+    """docs/architecture.md's "Tests of each module" is the table tools/test_map.py makes from the tests as they are,
+    and every module with code has tests: its own, or through the modules that import it."""
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    try:
+        import test_map
+    finally:
+        sys.path.pop(0)
+    text = test_map.markdown(test_map.table())
+    with open(ARCHITECTURE, encoding="utf-8") as f:
+        assert text in f.read(), "the test map is out of date: python tools/test_map.py --write"
+    assert "**none**" not in text
+
+
 def test_no_circle_and_no_import_against_the_flow():
     assert problems(package_modules()) == []
 
@@ -190,8 +214,9 @@ def test_import_albert_loads_no_tensorflow_and_installs_no_hook():
     assert result.stdout.strip() == "['AlbertClassifier', 'AlbertConfig']"
 
 
-@pytest.mark.parametrize("module", ["albert.cli", "albert.config", "albert.train.settings", "albert.weights.formats",
-                                    "albert.tasks.glue", "albert.tasks.squad", "albert.model.sizing"])
+@pytest.mark.parametrize("module", ["albert.ground.cli", "albert.config", "albert.train.settings",
+                                    "albert.weights.formats", "albert.tasks.glue", "albert.tasks.squad",
+                                    "albert.model.sizing"])
 def test_what_the_command_lines_check_with_loads_no_tensorflow(module):
     code = (f"import sys; import {module}; "
             "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('tensorflow', 'keras')); "

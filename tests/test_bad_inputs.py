@@ -2,7 +2,7 @@
 (`<program>: error: ...`) naming the flag or file at fault, and the output location left as it was.
 
 One table, every entry point. Most mistakes are caught before TensorFlow starts (a second each); those found in
-the data (records, TSV rows, checkpoints) come after, still as one line (albert/stderr_filter.py keeps
+the data (records, TSV rows, checkpoints) come after, still as one line (albert/ground/stderr_filter.py keeps
 TensorFlow's native start-up lines off stderr). The cases run two at a time.
 """
 

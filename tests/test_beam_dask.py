@@ -17,7 +17,7 @@ import distributed  # noqa: F401
 import pytest
 
 from tests.helpers import ROOT
-from tests.test_pretraining_data import write_corpus_files
+from tests.task_data_helpers import write_corpus_files
 from tools.dask_cluster import LocalProcessCluster
 
 COMMON = ["--max_seq_length=64", "--max_predictions_per_seq=10", "--dupe_factor=2", "--random_seed=3",
@@ -71,7 +71,8 @@ def test_dask_shards_are_the_local_bytes_and_every_worker_works(inputs, cluster,
     assert shards == [f"train-{i:05d}-of-00003" for i in range(3)]  # no temporary or .counts file left
     joined = b"".join((tmp_path / "dask" / s).read_bytes() for s in shards)
     expected = (tmp_path / "local.tfrecord").read_bytes()
-    assert joined == expected and len(expected) > 10_000
+    assert joined == expected
+    assert len(expected) > 10_000
     assert summary(result.stdout) == summary(local.stdout)
     assert summary(result.stdout)[0].startswith("documents 301, instances ")
     tasks = {worker: after[worker] - before.get(worker, 0) for worker in after}

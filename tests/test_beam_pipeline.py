@@ -12,7 +12,7 @@ import apache_beam  # noqa: F401  (requirements-beam.txt, installed by scripts/t
 import pytest
 
 from tests.helpers import ROOT
-from tests.test_pretraining_data import write_corpus_files
+from tests.task_data_helpers import write_corpus_files
 
 COMMON = ["--max_seq_length=64", "--max_predictions_per_seq=10", "--dupe_factor=2", "--random_seed=3",
           "--noprogress"]

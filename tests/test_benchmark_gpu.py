@@ -30,6 +30,7 @@ def test_gpu_sh_skips_the_gpu_rows_and_prints_the_table_on_a_cpu(tmp_path):
     assert all(row[0] == "| cpu-check" for row in table)
     assert "(no GPU); cpu-check; matmul ceilings: fp32 " in lines[header - 1]
     written = json.loads((tmp_path / "gpu.json").read_text())
-    assert written["mode"] == "cpu-check" and len(written["rows"]) == 4
+    assert written["mode"] == "cpu-check"
+    assert len(written["rows"]) == 4
     assert all(row["rate"].split()[0].replace(",", "").replace(".", "").isdigit() for row in written["rows"])
     assert all(row["peak_mib"] > 0 for row in written["rows"])

@@ -54,7 +54,9 @@ def test_save_load_round_trip_gives_identical_outputs(tmp_path, kind, sharing):
     path = save_original_checkpoint(source, os.path.join(tmp_path, "sub", "model.ckpt-7"), global_step=7)
     assert sorted(os.listdir(os.path.dirname(path))) == ["model.ckpt-7.data-00000-of-00001", "model.ckpt-7.index"]
     report = load_original_checkpoint(target, path)
-    assert report.missing == [] and report.unused == [] and report.ignored == ["global_step"]
+    assert report.missing == []
+    assert report.unused == []
+    assert report.ignored == ["global_step"]
     assert len(report.loaded) == len(target.weights)
     after = outputs(target)
     for key in keys + ("sequence_output",):
@@ -87,7 +89,8 @@ def test_heads_missing_from_a_pretraining_checkpoint_are_reported_not_fatal(tmp_
     report = load_original_checkpoint(AlbertClassifier(config, num_labels=2), path)
     assert report.missing == ["output_bias", "output_weights"]
     assert report.unused == sorted(n for n in original_variable_map(AlbertPretrainer(config)) if n.startswith("cls/"))
-    assert "missing 2" in str(report) and "unused 7" in str(report)
+    assert "missing 2" in str(report)
+    assert "unused 7" in str(report)
 
 
 def test_optimizer_slots_are_ignored_and_named_in_the_report():
@@ -179,7 +182,8 @@ def test_init_from_group0_fills_every_group_from_the_first(tmp_path):
     with pytest.raises(AlbertError, match="lacks it"):
         load_original_checkpoint(target, path)
     report = load_original_checkpoint(target, path, init_from_group0=True)
-    assert report.unused == [] and report.missing == []
+    assert report.unused == []
+    assert report.missing == []
     source = next(iter(one_group.ffn_blocks.values()))
     for key, block in target.ffn_blocks.items():
         np.testing.assert_array_equal(np.asarray(block.intermediate.kernel), np.asarray(source.intermediate.kernel))

@@ -12,10 +12,10 @@ from albert.data.readers import classifier_dataset, classifier_decoder, predicti
 from albert.tasks.classification import cached_features, classification_loss, predict
 from albert.tasks.glue import get_task
 from albert.tasks.metrics import glue_metrics
-from albert.train.loop import LoopConfig, Trainer
+from albert.train.loop import Trainer
+from albert.train.settings import LoopConfig
 from albert.train.optimizers import create_optimizer
-
-WORDS = [f"w{i}" for i in range(20)]
+from tests.task_data_helpers import WORDS, make_rte_like, write_task
 
 
 class WordTokenizer:
@@ -28,25 +28,6 @@ class WordTokenizer:
 
     def convert_tokens_to_ids(self, tokens):
         return [self.vocab[t] for t in tokens]
-
-
-def write_task(root, directory, header, rows):
-    (root / directory).mkdir(parents=True, exist_ok=True)
-    for split, split_rows in rows.items():
-        with open(root / directory / f"{split}.tsv", "w") as f:
-            f.write("\t".join(header) + "\n" + "".join("\t".join(r) + "\n" for r in split_rows))
-
-
-def make_rte_like(root, rng):
-    """Label `entailment` iff the second sentence carries the word alpha (the first never does)."""
-    def row(i):
-        marker = rng.choice(["alpha", "beta"])
-        b = [rng.choice(WORDS) for _ in range(4)]
-        b.insert(rng.randrange(5), marker)
-        return [str(i), " ".join(rng.choice(WORDS) for _ in range(5)), " ".join(b),
-                "entailment" if marker == "alpha" else "not_entailment"]
-    write_task(root, "RTE", ["index", "sentence1", "sentence2", "label"],
-               {"train": [row(i) for i in range(256)], "dev": [row(i) for i in range(128)]})
 
 
 def make_sts_like(root, rng):
@@ -103,14 +84,16 @@ def test_features_are_cached_and_rebuilt_when_the_length_changes(tmp_path):
     make_rte_like(tmp_path, random.Random(2))
     task, tokenizer = get_task("rte"), WordTokenizer()
     path, examples = cached_features(task, str(tmp_path), "dev", tokenizer, 16, str(tmp_path / "c"))
-    assert path.endswith("c/rte_eval.tf_record") and len(examples) == 128
+    assert path.endswith("c/rte_eval.tf_record")
+    assert len(examples) == 128
     stamp = (tmp_path / "c" / "rte_eval.tf_record").stat().st_mtime_ns
     cached_features(task, str(tmp_path), "dev", tokenizer, 16, str(tmp_path / "c"))
     assert (tmp_path / "c" / "rte_eval.tf_record").stat().st_mtime_ns == stamp  # reused
     cached_features(task, str(tmp_path), "dev", tokenizer, 20, str(tmp_path / "c"))
     record = next(iter(tf.data.TFRecordDataset(path)))
     parsed = tf.train.Example.FromString(record.numpy()).features.feature
-    assert len(parsed["input_ids"].int64_list.value) == 20 and parsed["label_ids"].int64_list.value[0] in (0, 1)
+    assert len(parsed["input_ids"].int64_list.value) == 20
+    assert parsed["label_ids"].int64_list.value[0] in (0, 1)
 
 
 def test_a_nan_metric_is_never_best(tmp_path):
@@ -122,9 +105,11 @@ def test_a_nan_metric_is_never_best(tmp_path):
                                           num_attention_heads=2, intermediate_size=32), num_labels=1)
     best = tmp_path / "best_trial.txt"
     assert record_best(model, str(tmp_path), 100, float("nan")) == (0, -1.0)
-    assert best.read_text() == "100:0:-1.0" and not (tmp_path / "model.ckpt-best.index").exists()
+    assert best.read_text() == "100:0:-1.0"
+    assert not (tmp_path / "model.ckpt-best.index").exists()
     assert record_best(model, str(tmp_path), 200, 0.25) == (200, 0.25)
-    assert best.read_text() == "200:200:0.25" and (tmp_path / "model.ckpt-best.index").exists()
+    assert best.read_text() == "200:200:0.25"
+    assert (tmp_path / "model.ckpt-best.index").exists()
     assert record_best(model, str(tmp_path), 300, float("nan")) == (200, 0.25)
     assert record_best(model, str(tmp_path), 400, 0.25) == (200, 0.25)  # strictly better only
     assert best.read_text() == "400:200:0.25"

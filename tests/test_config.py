@@ -37,7 +37,8 @@ def test_missing_keys_take_the_original_class_defaults():
     config = AlbertConfig.from_dict({"vocab_size": 100})
     assert (config.hidden_size, config.num_attention_heads, config.intermediate_size) == (4096, 64, 16384)
     assert (config.hidden_dropout_prob, config.inner_group_num, config.hidden_act) == (0.0, 1, "gelu")
-    assert config.to_dict()["down_scale_factor"] == 1 and "sharing" not in config.to_dict()
+    assert config.to_dict()["down_scale_factor"] == 1
+    assert "sharing" not in config.to_dict()
 
 
 def test_sharing_is_written_only_when_not_the_original():
@@ -149,7 +150,8 @@ def test_a_hugging_face_config_json_reads_as_the_released_config(tmp_path):
     hf = AlbertConfig.from_json_file(write(tmp_path, HF_BASE_V2, "config.json"))
     released = AlbertConfig.from_dict(RELEASED_BASE_V2)
     assert {k: getattr(hf, k) for k in NETWORK_KEYS} == {k: getattr(released, k) for k in NETWORK_KEYS}
-    assert hf.hidden_act == "gelu" and hf.sharing == "all"  # gelu_new is the original's (tanh) gelu
+    assert hf.hidden_act == "gelu"
+    assert hf.sharing == "all"  # gelu_new is the original's (tanh) gelu
     relu = AlbertConfig.from_json_file(write(tmp_path, dict(HF_BASE_V2, hidden_act="relu"), "relu.json"))
     assert relu.hidden_act == "relu"
 
@@ -166,4 +168,5 @@ def test_bad_hugging_face_configs_name_the_key(tmp_path, change, message):
     path = write(tmp_path, dict(HF_BASE_V2, **change), "config.json")
     with pytest.raises(AlbertError) as error:
         AlbertConfig.from_json_file(path)
-    assert str(error.value).startswith(f"{path}: ") and message in str(error.value)
+    assert str(error.value).startswith(f"{path}: ")
+    assert message in str(error.value)

@@ -11,7 +11,7 @@ import sentencepiece as spm
 from albert.tasks.glue import get_task, read_examples
 from albert.text.device_spm import preprocessing_model, preprocessing_rules
 from albert.text.tokenization import FullTokenizer, ends_in_digit_comma
-from albert.wire import fields
+from albert.ground.wire import fields
 from tests.helpers import shared_directory
 
 SPM = os.path.join(shared_directory(), "albert_30k_clean", "30k-clean.model")
@@ -46,8 +46,10 @@ def test_every_real_glue_dev_text_gets_the_original_pieces_from_sentencepiece_al
     comma = sum(any(ends_in_digit_comma(p) for p in plain.EncodeAsPieces(t.lower())) for t in texts)
     print(f"{len(texts)} texts: device model differs on {len(differing)}, plain SentencePiece on {plain_differing}; "
           f"{comma} need the digit-comma rule")
-    assert len(texts) == 13395 + len(VARIED) and differing == []
-    assert plain_differing > 600 and comma > 400  # the preprocessing and the digit-comma rule are both exercised
+    assert len(texts) == 13395 + len(VARIED)
+    assert differing == []
+    assert plain_differing > 600
+    assert comma > 400  # the preprocessing and the digit-comma rule are both exercised
     assert [device.PieceToId(p) for p in device.EncodeAsPieces(VARIED[0])] == full.tokenize_to_ids(VARIED[0])
 
 
@@ -56,7 +58,8 @@ def test_the_residue_is_what_one_character_alone_cannot_say(tokenizers):
     sigma (`str.lower` of a word-final Σ is ς)."""
     device, _, full = tokenizers
     jamo, sigma = "\u1100\u1161\u11a8", "ΟΔΥΣΣΕΥΣ"
-    assert full.tokenize(jamo) == ["▁", "각"] and device.EncodeAsPieces(jamo) == ["▁", "\u1100\u1161\u11a8"]
+    assert full.tokenize(jamo) == ["▁", "각"]
+    assert device.EncodeAsPieces(jamo) == ["▁", "\u1100\u1161\u11a8"]
     assert full.tokenize(sigma) == ["▁", "οδυσσευς"] != device.EncodeAsPieces(sigma) == ["▁", "οδυσσευσ"]
 
 
@@ -67,17 +70,27 @@ def test_the_model_keeps_every_piece_id_and_score_and_marks_only_digit_comma_pie
     before, after = spm.SentencePieceProcessor(model_proto=proto), spm.SentencePieceProcessor(model_proto=changed)
     assert before.GetPieceSize() == after.GetPieceSize() == 30000
     unused = [i for i in range(30000) if after.IsUnused(i)]
-    assert unused == [i for i in range(30000) if ends_in_digit_comma(before.IdToPiece(i))] and len(unused) > 100
+    assert unused == [i for i in range(30000) if ends_in_digit_comma(before.IdToPiece(i))]
+    assert len(unused) > 100
     assert all(before.IdToPiece(i) == after.IdToPiece(i) and before.GetScore(i) == after.GetScore(i)
                for i in range(30000))
     spec = dict(fields(dict(fields(changed))[3]))
-    assert spec[1] == b"albert_preprocess_text(lower)+nmt_nfkc" and spec[3] == 1 and spec[4] == 1
+    assert spec[1] == b"albert_preprocess_text(lower)+nmt_nfkc"
+    assert spec[3] == 1
+    assert spec[4] == 1
 
 
 def test_the_rules_are_derived_not_listed_and_a_cased_model_keeps_case():
     with open(SPM, "rb") as f:
         proto = f.read()
     lower, cased = dict(preprocessing_rules(proto, True)), dict(preprocessing_rules(proto, False))
-    assert lower["É"] == "e" and cased["É"] == "E" and lower["Z"] == "z" and "Z" not in cased
-    assert lower["\u0301"] == "" and lower["\u3000"] == " " and lower["ﬁ"] == "fi" and lower["１"] == "1"
-    assert len(lower) > 5000 and len(cased) > 4000
+    assert lower["É"] == "e"
+    assert cased["É"] == "E"
+    assert lower["Z"] == "z"
+    assert "Z" not in cased
+    assert lower["\u0301"] == ""
+    assert lower["\u3000"] == " "
+    assert lower["ﬁ"] == "fi"
+    assert lower["１"] == "1"
+    assert len(lower) > 5000
+    assert len(cased) > 4000

@@ -59,7 +59,8 @@ def test_mirrored_strategy_matches_one_device():
     assert proc.returncode == 0, proc.stderr[-3000:]
     line = next(l for l in proc.stdout.splitlines() if l.startswith("RESULT "))
     result = json.loads(line[len("RESULT "):])
-    assert result["replicas"] == 2 and result["per_replica_rows"] == [2, 2]
+    assert result["replicas"] == 2
+    assert result["per_replica_rows"] == [2, 2]
     assert result["variable_devices"] == ["device:CPU:0", "device:CPU:1"]  # mirrored on both logical devices
     for key in ("sequence_output", "pooled_output", "mlm_logits", "sop_logits"):
         assert result[key] < 1e-5, (key, result[key])

@@ -26,7 +26,8 @@ print("RESULT " + json.dumps(losses))
 @pytest.mark.slow
 def test_mirrored_loss_trajectory_equals_one_device(tmp_path):
     result = run_on_two_cpus(MIRRORED, tmp_path)
-    assert result["one_replicas"] == 1 and result["mirrored_replicas"] == 2
+    assert result["one_replicas"] == 1
+    assert result["mirrored_replicas"] == 2
     assert len(result["one"]) == len(result["mirrored"]) == 5
     np.testing.assert_allclose(result["mirrored"], result["one"], atol=1e-4, rtol=0)
     assert abs(result["one"][0] - result["one"][-1]) > 1e-3  # the weights did move
@@ -70,8 +71,9 @@ def test_multi_worker_two_local_processes_end_with_identical_weights(tmp_path):
     # Every variable (the model's, reached first through the optimizer's list, and the optimizer's slots); the
     # iterator state differs by design: each worker reads its own shard.
     names = [n for n, d in chief.get_variable_to_dtype_map().items() if d != tf.variant]
-    assert len(names) > 60 and set(names) == {n for n, d in other.get_variable_to_dtype_map().items()
-                                              if d != tf.variant}
+    assert len(names) > 60
+    assert (set(names) == {n for n, d in other.get_variable_to_dtype_map().items()
+                                              if d != tf.variant})
     for name in names:
         np.testing.assert_array_equal(chief.get_tensor(name), other.get_tensor(name), err_msg=name)
     initial = tf.train.load_checkpoint(str(out / "model.ckpt-2"))
@@ -84,10 +86,11 @@ import tensorflow as tf
 cpu = tf.config.list_physical_devices("CPU")[0]
 tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
 from albert import AlbertConfig, AlbertPretrainer
-from albert.errors import AlbertError
+from albert.ground.errors import AlbertError
 from albert.train.optimizers import create_optimizer
 from albert.tasks.pretraining import pretraining_loss
-from albert.train.loop import LoopConfig, Trainer
+from albert.train.loop import Trainer
+from albert.train.settings import LoopConfig
 
 strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
 with strategy.scope():

@@ -29,7 +29,8 @@ def test_default_mask_and_segments_and_any_length():
     np.testing.assert_array_equal(np.asarray(explicit["sequence_output"]), np.asarray(implicit["sequence_output"]))
     for length in (1, 5, 16):
         out = encoder({"input_ids": ids[:, :length]})
-        assert out["sequence_output"].shape == (2, length, 16) and out["pooled_output"].shape == (2, 16)
+        assert out["sequence_output"].shape == (2, length, 16)
+        assert out["pooled_output"].shape == (2, 16)
     with pytest.raises(AlbertError, match=r"sequence length 17 exceeds max_position_embeddings \(16\)"):
         encoder({"input_ids": np.ones((1, 17), np.int32)})
 
@@ -67,7 +68,8 @@ def test_mixed_bfloat16_keeps_layer_norm_and_losses_in_float32():
     for key in ("sequence_output", "mlm_logits", "sop_logits"):
         assert outputs[key].dtype == "float32", key
     layer_norms = [l for l in model._flatten_layers() if isinstance(l, keras.layers.LayerNormalization)]
-    assert layer_norms and all(l.compute_dtype == "float32" for l in layer_norms)
+    assert layer_norms
+    assert all(l.compute_dtype == "float32" for l in layer_norms)
     dense = next(l for l in model._flatten_layers() if isinstance(l, keras.layers.Dense))
     assert dense.compute_dtype == "bfloat16"
     for key in ("sequence_output", "pooled_output", "mlm_logits", "sop_logits"):

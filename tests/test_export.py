@@ -166,7 +166,7 @@ def test_hub_layer_fine_tunes_the_encoder_with_adam(albert_dir, tmp_path):
     """albert.export.hub.HubLayer: TFSMLayer without the ':0' variable names, so Adam works (plain TFSMLayer fails)."""
     _, hub = albert_dir
     result = fresh(f"""
-        import numpy as np, tensorflow as tf, keras
+        import json, numpy as np, tensorflow as tf, keras
         from albert.export.hub import HubLayer
         inputs = {{k: keras.Input((12,), dtype="int32", name=k) for k in
                   ("input_word_ids", "input_mask", "input_type_ids")}}
@@ -181,18 +181,20 @@ def test_hub_layer_fine_tunes_the_encoder_with_adam(albert_dir, tmp_path):
         y = np.arange(8) % 2
         losses = model.fit(x, y, epochs=8, batch_size=8, verbose=0).history["loss"]
         changed = sum(not np.array_equal(a, v.numpy()) for a, v in zip(before, layer.trainable_variables))
-        print("changed", changed, "of", len(before), "first", losses[0], "last", losses[-1],
-              "colons", sum(":" in v.name for v in layer.weights))
+        print(json.dumps(dict(changed=int(changed), total=len(before), first=losses[0], last=losses[-1],
+                              colons=sum(":" in v.name for v in layer.weights))))
     """, tmp_path, env_extra={"PYTHONPATH": ROOT})
-    words = result.stdout.split()
-    changed, total, first, last, colons = int(words[1]), int(words[3]), float(words[5]), float(words[7]), int(words[9])
-    assert total > 10 and changed == total and last < first and colons == 0
+    got = json.loads(result.stdout.strip().splitlines()[-1])
+    assert got["total"] > 10
+    assert got["changed"] == got["total"]
+    assert got["last"] < got["first"]
+    assert got["colons"] == 0
 
 
 def test_keras3_fine_tunes_the_encoder_through_tfsmlayer(albert_dir, tmp_path):
     _, hub = albert_dir
     result = fresh(f"""
-        import numpy as np, tensorflow as tf, keras
+        import json, numpy as np, tensorflow as tf, keras
         layer = keras.layers.TFSMLayer("{hub / 'encoder'}", call_endpoint="serve", call_training_endpoint="serve_train",
                                        trainable=True)
         inputs = {{k: keras.Input((12,), dtype="int32", name=k) for k in
@@ -209,16 +211,17 @@ def test_keras3_fine_tunes_the_encoder_through_tfsmlayer(albert_dir, tmp_path):
                  input_mask=np.ones((4, 12), "int32"), input_type_ids=np.zeros((4, 12), "int32"))
         model.train_on_batch(x, np.array([0, 1, 0, 1]))
         changed = sum(not np.array_equal(a, v.numpy()) for a, v in zip(before, layer.trainable_variables))
-        print("changed", changed, "of", len(before))
+        print(json.dumps(dict(changed=int(changed), total=len(before))))
     """, tmp_path)
-    changed, total = map(int, result.stdout.split()[1::2])
-    assert total > 10 and changed == total
+    got = json.loads(result.stdout.strip().splitlines()[-1])
+    assert got["total"] > 10
+    assert got["changed"] == got["total"]
 
 
 def test_tensorflow_hub_keras_layer_loads_the_encoder_and_preprocessor(albert_dir, tmp_path):
     _, hub = albert_dir
     result = fresh(f"""
-        import numpy as np, tensorflow as tf, tensorflow_text, tensorflow_hub as hub
+        import json, numpy as np, tensorflow as tf, tensorflow_text, tensorflow_hub as hub
         text = tf.keras.Input((), dtype=tf.string)
         inputs = hub.KerasLayer("{hub / 'preprocessor'}")(text)
         outputs = hub.KerasLayer("{hub / 'encoder'}", trainable=True)(inputs)
@@ -226,11 +229,12 @@ def test_tensorflow_hub_keras_layer_loads_the_encoder_and_preprocessor(albert_di
         sentences = tf.constant(["Hello WORLD, 1,000 times.", "naïve café"])
         direct = tf.saved_model.load("{hub / 'encoder'}")(
             tf.saved_model.load("{hub / 'preprocessor'}")(sentences), training=False)["pooled_output"]
-        print("diff", float(np.abs(model(sentences).numpy() - direct.numpy()).max()),
-              "trainable", len(model.trainable_variables))
+        print(json.dumps(dict(diff=float(np.abs(model(sentences).numpy() - direct.numpy()).max()),
+                              trainable=len(model.trainable_variables))))
     """, tmp_path, env_extra={"TF_USE_LEGACY_KERAS": "1"})
-    words = result.stdout.split()
-    assert float(words[1]) < 1e-6 and int(words[3]) > 10
+    got = json.loads(result.stdout.strip().splitlines()[-1])
+    assert got["diff"] < 1e-6
+    assert got["trainable"] > 10
 
 
 def test_the_tf_hub_tutorial_pattern_fine_tunes_saves_and_reloads(albert_dir, tmp_path):
@@ -262,8 +266,10 @@ def test_the_tf_hub_tutorial_pattern_fine_tunes_saves_and_reloads(albert_dir, tm
                           "reload": float(np.abs(again - after).max()), "losses": len(history.history["loss"])}}))
     """, tmp_path, env_extra={"TF_USE_LEGACY_KERAS": "1"})
     got = json.loads(result.stdout.strip().splitlines()[-1])
-    assert got["shapes"] == [[1, 32], [5, 32]] and got["losses"] == 2
-    assert got["moved"] > 1e-4 and got["reload"] < 1e-5
+    assert got["shapes"] == [[1, 32], [5, 32]]
+    assert got["losses"] == 2
+    assert got["moved"] > 1e-4
+    assert got["reload"] < 1e-5
 
 
 def rte_rows(rng, texts, n):

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from albert.atomic import remove_leftovers, replacing_directory, replacing_file
+from albert.ground.atomic import remove_leftovers, replacing_directory, replacing_file
 from tests.helpers import ROOT
 from tests.pretraining_helpers import step_losses
 
@@ -100,7 +100,8 @@ def test_replacing_file_and_directory_leave_nothing_on_failure(tmp_path):
     (tmp_path / f"hub.tmp-{dead_pid()}").mkdir()  # a killed exporter's
     with replacing_directory(str(tmp_path / "hub")) as tmp:
         open(os.path.join(tmp, "f"), "w").write("whole")
-    assert os.listdir(tmp_path) == ["hub"] and (tmp_path / "hub" / "f").read_text() == "whole"
+    assert os.listdir(tmp_path) == ["hub"]
+    assert (tmp_path / "hub" / "f").read_text() == "whole"
 
 
 @pytest.mark.slow
@@ -135,7 +136,8 @@ def test_train_spm_killed_leaves_no_corpus_copy(corpus_dir, tmp_path):
                                stderr=subprocess.PIPE, text=True, env=ENV, cwd=ROOT)
     deadline = time.time() + 60
     while not [n for n in os.listdir(tmp_path / "m") if ".corpus-" in n] if (tmp_path / "m").exists() else True:
-        assert time.time() < deadline and process.poll() is None
+        assert time.time() < deadline
+        assert process.poll() is None
         time.sleep(0.01)
     os.kill(process.pid, signal.SIGKILL)
     process.communicate()
@@ -155,7 +157,8 @@ def test_export_to_tfhub_killed_then_rerun_leaves_only_the_export(tmp_path):
     process = start("export_to_tfhub.py", *args)
     deadline = time.time() + 120
     while not [n for n in os.listdir(tmp_path) if ".tmp-" in n]:  # killed while it writes
-        assert time.time() < deadline and process.poll() is None
+        assert time.time() < deadline
+        assert process.poll() is None
         time.sleep(0.01)
     kill_after(process, random.Random(3).uniform(0.0, 2.0))
     result = run("export_to_tfhub.py", *args)
@@ -202,7 +205,9 @@ def test_run_classifier_killed_resumes_exactly_with_dropout(tmp_path):
     resumed = run("run_classifier.py", *common, f"--output_dir={out}")
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     got = step_losses(resumed.stdout)
-    assert got and max(got) == 40 and min(got) > 5
+    assert got
+    assert max(got) == 40
+    assert min(got) > 5
     for step, loss in got.items():
         assert abs(loss - expected[step]) <= 1e-6, (step, loss, expected[step])
     reference_evals, evals = eval_blocks(tmp_path / "ref" / "eval_results.txt"), eval_blocks(out / "eval_results.txt")
@@ -267,7 +272,9 @@ def test_divergence_beyond_a_sane_loss_stops_before_the_checkpoint(tmp_path):
                  "--save_checkpoints_steps=1", "--iterations_per_loop=1", "--log_every_steps=1")
     assert result.returncode == 2
     line, = result.stderr.splitlines()
-    assert line.startswith("run_classifier.py: error: loss ") and " at step 2 is over 100 times this run's first (" in line
+    assert line.startswith("run_classifier.py: error: loss ")
+    assert " at step 2 is over 100 times this run's first (" in line
     assert line.endswith(f"training diverged; the last good checkpoint ({out}/model.ckpt-1) is intact: lower "
                          "--learning_rate or raise the warmup steps and rerun")
-    assert (out / "model.ckpt-1.index").exists() and not (out / "model.ckpt-2.index").exists()
+    assert (out / "model.ckpt-1.index").exists()
+    assert not (out / "model.ckpt-2.index").exists()

@@ -124,16 +124,19 @@ def test_from_pretrained_on_every_model_loads_what_the_checkpoint_holds(released
     assert logits["mlm_logits"].shape == (1, 16, 300)
 
     squad = albert.AlbertSquadV2.from_pretrained(directory, seq_length=20, start_n_top=2, end_n_top=2)
-    assert len(squad.load_report.missing) == 11 and all(  # the XLNet-style head: 11 fresh variables
-        n.split("/")[0] in ("start_logits", "end_logits", "answer_class") for n in squad.load_report.missing)
+    assert len(squad.load_report.missing) == 11
+    assert (all(  # the XLNet-style head: 11 fresh variables
+        n.split("/")[0] in ("start_logits", "end_logits", "answer_class") for n in squad.load_report.missing))
     features = squad.features_from_text((tf.constant(["who sat?"]), tf.constant(["the cat sat on the mat"])))
     segments, mask = features["segment_ids"].numpy()[0], features["input_mask"].numpy()[0]
     last = int(mask.sum()) - 1
     # the original's p_mask: [CLS] 0, question and its [SEP] 1, context 0, final [SEP] 1, padding 1
     want = [0 if i == 0 or (segments[i] == 1 and i < last) else 1 for i in range(20)]
-    assert features["p_mask"].numpy()[0].tolist() == want and 0 < segments.sum() < last
+    assert features["p_mask"].numpy()[0].tolist() == want
+    assert 0 < segments.sum() < last
     outputs = squad.predict((["who sat?"], ["the cat sat on the mat"]), verbose=0)
-    assert outputs["start_top_index"].shape == (1, 2) and outputs["cls_logits"].shape == (1,)
+    assert outputs["start_top_index"].shape == (1, 2)
+    assert outputs["cls_logits"].shape == (1,)
 
     choice = albert.AlbertMultipleChoice.from_pretrained(directory, num_choices=3, seq_length=16)
     contexts, endings = ["the cat sat", "a mat"], [["on it", "far away", "home"], ["x", "y", "then ran"]]
@@ -162,7 +165,7 @@ def test_from_pretrained_and_strings_reject_bad_input_with_one_line(released, tm
     import json
     import shutil
 
-    from albert.errors import AlbertError
+    from albert.ground.errors import AlbertError
 
     directory, _ = released
     with pytest.raises(AlbertError, match=r"nowhere: the model directory not found"):

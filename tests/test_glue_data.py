@@ -144,14 +144,18 @@ def test_feature_conversion_layout_truncation_and_labels():
     pair = convert_example(InputExample("x", "a b c d e", "f g", "not_entailment"), get_task("rte"), 8, tok)
     ids = {v: k for k, v in tok.vocab.items()}
     assert [ids[i] for i in pair.input_ids] == ["[CLS]", "a", "b", "c", "[SEP]", "f", "g", "[SEP]"]
-    assert pair.segment_ids == [0, 0, 0, 0, 0, 1, 1, 1] and pair.input_mask == [1] * 8 and pair.label_id == 1
+    assert pair.segment_ids == [0, 0, 0, 0, 0, 1, 1, 1]
+    assert pair.input_mask == [1] * 8
+    assert pair.label_id == 1
     single = convert_example(InputExample("y", "one two three four five six seven", None, "1"), get_task("cola"),
                              6, tok)
     ids = {v: k for k, v in tok.vocab.items()}
     assert [ids[i] for i in single.input_ids] == ["[CLS]", "one", "two", "three", "four", "[SEP]"]
     short = convert_example(InputExample("z", "hi", "there", 3.5), get_task("sts-b"), 7, tok)
-    assert short.input_mask == [1, 1, 1, 1, 1, 0, 0] and short.input_ids[5:] == [0, 0]
-    assert short.segment_ids == [0, 0, 0, 1, 1, 0, 0] and short.label_id == 3.5
+    assert short.input_mask == [1, 1, 1, 1, 1, 0, 0]
+    assert short.input_ids[5:] == [0, 0]
+    assert short.segment_ids == [0, 0, 0, 1, 1, 0, 0]
+    assert short.label_id == 3.5
     a, b = list("abcd"), list("xyzw")
     truncate_pair(a, b, 5)  # ties pop from B, then the longer one
     assert (a, b) == (list("abc"), list("xy"))

@@ -15,7 +15,8 @@ def test_classification_metrics_against_hand_counts():
     assert cola["matthew_corr"] == pytest.approx((tp * tn - fp * fn) / math.sqrt((tp + fp) * (tp + fn) * (tn + fp) *
                                                                                   (tn + fn)))
     mrpc = glue_metrics("mrpc", preds, labels)
-    assert mrpc["f1"] == pytest.approx(2 * tp / (2 * tp + fp + fn)) and "matthew_corr" not in mrpc
+    assert mrpc["f1"] == pytest.approx(2 * tp / (2 * tp + fp + fn))
+    assert "matthew_corr" not in mrpc
     assert set(glue_metrics("qqp", preds, labels)) == {"eval_accuracy", "f1"}
     assert glue_metrics("mnli", [0, 2, 1], [0, 1, 1]) == {"eval_accuracy": pytest.approx(2 / 3)}
 
@@ -34,6 +35,7 @@ def test_regression_metrics_against_numpy():
 def test_best_checkpoint_selection_uses_the_task_key():
     history = {100: {"eval_accuracy": 0.80, "matthew_corr": 0.30}, 200: {"eval_accuracy": 0.78, "matthew_corr": 0.41},
                300: {"eval_accuracy": 0.82, "matthew_corr": 0.41}}
-    assert best_key("cola") == "matthew_corr" and best_step(history, "cola") == 200  # earliest of the tie
+    assert best_key("cola") == "matthew_corr"
+    assert best_step(history, "cola") == 200  # earliest of the tie
     assert best_step(history, "rte") == 300
     assert best_step({1: {"pearson": 0.5}, 2: {"pearson": 0.9}}, "sts-b") == 2

@@ -80,7 +80,8 @@ def test_our_tfhub_export_reads_back_with_the_same_outputs(tmp_path):
     want = albert.AlbertPretrainer.from_pretrained(os.path.join(TF1, "module")).with_hidden_states(features)
     for reference, missing in ((out, 0), (out / "mlm", 0), (out / "encoder", 7)):
         model = albert.AlbertPretrainer.from_pretrained(str(reference))
-        assert len(model.load_report.missing) == missing and len(model.load_report.loaded) == 30 - missing
+        assert len(model.load_report.missing) == missing
+        assert len(model.load_report.loaded) == 30 - missing
         got = model.with_hidden_states(features)
         np.testing.assert_array_equal(np.asarray(got["sequence_output"]), np.asarray(want["sequence_output"]))
         if not missing:
@@ -112,7 +113,7 @@ def test_a_module_of_another_family_is_refused_in_one_line(tmp_path):
     """A TF1 Hub module of BERT (no albert_config.json, BERT's variable names) is not read as ALBERT."""
     import tensorflow as tf
 
-    from albert.errors import AlbertError
+    from albert.ground.errors import AlbertError
     from albert.model.task_models import AlbertClassifier
 
     module = tmp_path / "bert_module"
@@ -140,7 +141,7 @@ def test_pytorch_model_bin_is_read_without_torch_and_runs_nothing(tmp_path):
 
     from safetensors.numpy import load_file
 
-    from albert.errors import AlbertError
+    from albert.ground.errors import AlbertError
     from albert.weights import torch_pickle
 
     directory = os.path.join(WEIGHTS, "hf_classifier_pytorch")
@@ -190,4 +191,5 @@ def test_tf_model_h5_gives_transformers_tensorflow_outputs(fixture):
         np.testing.assert_allclose(np.asarray(outputs["sop_logits"]), golden["sop_logits"], atol=1e-5)
         assert model.load_report.ignored == ["predictions.decoder.bias"]  # tied to predictions.bias, checked equal
     np.testing.assert_allclose(np.asarray(outputs["sequence_output"]), golden["sequence_output"], atol=1e-5)
-    assert model.load_report.missing == [] and model.load_report.unused == []
+    assert model.load_report.missing == []
+    assert model.load_report.unused == []

@@ -15,8 +15,7 @@ import pytest
 from tests.helpers import HUB_ARTIFACTS, ROOT
 from tests.hub_server import Hub
 from tests.squad_helpers import make_squad
-from tests.test_run_classifier import setup_task
-from tests.test_run_race import make_race
+from tests.task_data_helpers import make_race, setup_task
 
 TF1 = os.path.join(HUB_ARTIFACTS, "tf1_module")
 
@@ -49,8 +48,10 @@ def test_run_classifier_fine_tunes_a_hub_module_and_exports(handle, tmp_path):
     assert re.search(r"/variables/variables: loaded 23, missing 2, ignored 0 \(optimizer slots / global_step\), "
                      r"unused 7\n  missing: output_bias, output_weights\n", result.stdout), result.stdout[-2000:]
     recorded = json.loads((out / "albert_config.json").read_text())
-    assert recorded["vocab_size"] == 500 and recorded["hidden_act"] == "relu"  # the module's config
-    assert (tmp_path / "serving" / "saved_model.pb").exists() and (tmp_path / "serving" / "model.tflite").exists()
+    assert recorded["vocab_size"] == 500
+    assert recorded["hidden_act"] == "relu"  # the module's config
+    assert (tmp_path / "serving" / "saved_model.pb").exists()
+    assert (tmp_path / "serving" / "model.tflite").exists()
     assert server.count("/google/albert_base/3") == 1
     print(f"run_classifier --albert_hub_module_handle={url}: trained 4 steps, exported {tmp_path / 'serving'}")
 

@@ -142,9 +142,11 @@ def test_fit_evaluate_predict_with_stock_losses_and_metrics():
     history = model.fit(x, y, epochs=12, batch_size=16, verbose=0).history
     assert history["loss"][-1] < 0.5 * history["loss"][0] and history["accuracy"][-1] >= 0.9, history
     loss, accuracy = model.evaluate(x, y, verbose=0)
-    assert accuracy >= 0.9 and loss < history["loss"][0]
+    assert accuracy >= 0.9
+    assert loss < history["loss"][0]
     predictions = model.predict(x, verbose=0)
-    assert isinstance(predictions, np.ndarray) and predictions.shape == (len(y), 2)  # only the logits
+    assert isinstance(predictions, np.ndarray)
+    assert predictions.shape == (len(y), 2)  # only the logits
     np.testing.assert_allclose(predictions, np.asarray(model(x)), atol=1e-5)
 
 
@@ -175,7 +177,8 @@ import keras
 import albert
 from albert.train.optimizers import create_optimizer
 from albert.tasks.classification import classification_loss
-from albert.train.loop import LoopConfig, Trainer
+from albert.train.loop import Trainer
+from albert.train.settings import LoopConfig
 
 config = albert.AlbertConfig(**json.loads(sys.argv[1]))
 rng = np.random.default_rng(0)

@@ -24,7 +24,7 @@ import tensorflow as tf
 import albert
 from albert.data.buckets import cut, cut_to_bucket, grouped_batches, in_original_order
 from albert.data.features import PACKED_INPUTS, boundaries
-from albert.errors import AlbertError
+from albert.ground.errors import AlbertError
 from tests.helpers import ROOT, tiny_config
 from tests.pretraining_helpers import run_on_two_cpus, step_losses
 
@@ -74,7 +74,8 @@ def test_grouped_batches_hold_every_example_once_and_come_back_in_order():
     for batch in batches:
         length = batch["input_ids"].shape[1]
         real = lengths[batch["position"].numpy()]
-        assert length in bounds and real.max() <= length
+        assert length in bounds
+        assert real.max() <= length
         assert length == 4 or real.max() > bounds[bounds.index(length) - 1]
     ordered = in_original_order([b["position"].numpy() for b in batches],
                                 [b["input_ids"][:, 0].numpy() for b in batches])
@@ -132,7 +133,8 @@ def test_squad_v1_candidates_do_not_depend_on_how_far_a_feature_was_padded():
         value[real:] = 50.0  # padded positions out-rank every real one, as they can in an unmasked 1.1 head
     at_bucket = {k: v[:12] for k, v in full.items()}
     fixed, cut_spans = list(_spans(full, 4, False, real)), list(_spans(at_bucket, 4, False, real))
-    assert fixed == cut_spans and len(fixed) == 16
+    assert fixed == cut_spans
+    assert len(fixed) == 16
     assert max(max(start, end) for start, end, _, _ in fixed) < real
     best = np.argsort(-full["start_logits"][:real], kind="stable")[:4]
     assert sorted({start for start, _, _, _ in fixed}) == sorted(best.tolist())
@@ -213,7 +215,8 @@ def test_group_by_length_and_xla_compile_once_per_length(task, tmp_path):
     summary = [line for line in result.stdout.splitlines() if line.startswith("batch lengths (steps): ")]
     assert len(summary) == 1, result.stdout
     lengths = [int(item.split(" (")[0]) for item in summary[0].split(": ", 1)[1].split("; ")[0].split(", ")]
-    assert set(lengths) <= set(boundaries(64)) and len(lengths) >= 2  # grouped: short batches apart from long
+    assert set(lengths) <= set(boundaries(64))
+    assert len(lengths) >= 2  # grouped: short batches apart from long
     assert f"XLA compiled the step for {len(lengths)} shape(s)" in summary[0]
     compiled = {name.split(".")[0] for name in os.listdir(dump)  # module_<n>: one per compilation
                 if name.endswith(".before_optimizations.txt") and "replica_grads" in name}
@@ -281,7 +284,8 @@ def test_the_hub_preprocessor_packs_to_seq_length_its_bucketed_call_to_the_bucke
         np.testing.assert_array_equal(default[key], whole[key])
     longest = int(tf.reduce_max(tf.reduce_sum(whole["input_mask"], -1)))
     length = next(b for b in boundaries(64) if b >= longest)
-    assert packed["input_word_ids"].shape[1] == length < 64 and whole["input_word_ids"].shape[1] == 64
+    assert packed["input_word_ids"].shape[1] == length < 64
+    assert whole["input_word_ids"].shape[1] == 64
     for key in packed:
         np.testing.assert_array_equal(packed[key], whole[key][:, :length])
     keras.utils.set_random_seed(3)
@@ -337,7 +341,8 @@ def test_keras_fit_and_predict_on_strings_and_features_cut_batches_in_the_origin
     shapes = [b[0]["input_ids"].shape[1] for b in batches]
     for i, shape in enumerate(shapes):  # grouped by bucket, each batch cut to its longest example's bucket
         assert shape == min(b for b in bounds if b >= lengths[4 * i:4 * i + 4].max())
-    assert shapes == sorted(shapes) and shapes[0] < 16
+    assert shapes == sorted(shapes)
+    assert shapes[0] < 16
     model.compile(optimizer="adam", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
     history = model.fit(features, np.arange(20) % 2, batch_size=4, epochs=1, verbose=0).history
     assert np.isfinite(history["loss"][0])

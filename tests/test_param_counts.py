@@ -95,7 +95,8 @@ def test_info_cli_prints_breakdown_flops_and_memory():
 
 def test_largest_batch_is_the_largest_that_fits_and_recompute_fits_more():
     table = run_info("--batch_table").stdout
-    assert table.count("\n| ") == 8 and "| xxlarge_v2 | 80 GiB |" in table  # 4 sizes x 2 memories
+    assert table.count("\n| ") == 8
+    assert "| xxlarge_v2 | 80 GiB |" in table  # 4 sizes x 2 memories
     for name in ("base_v2", "xxlarge_v2"):
         config = AlbertConfig.preset(name)
         for precision in ("fp32", "bf16"):

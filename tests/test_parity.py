@@ -28,7 +28,8 @@ def test_pretrainer_matches_pytorch_reference(case):
     directory, config, golden = load_case(case)
     model = AlbertPretrainer(config)
     report = load_original_checkpoint(model, os.path.join(directory, "model.ckpt"))
-    assert report.missing == [] and report.unused == []
+    assert report.missing == []
+    assert report.unused == []
     assert report.ignored == ["bert/pooler/dense/kernel/adam_m", "global_step"]
     outputs = model.with_hidden_states({k: golden[k] for k in INPUTS}, training=False)
     for key in ("sequence_output", "pooled_output", "mlm_logits", "sop_logits"):

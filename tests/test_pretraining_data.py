@@ -11,6 +11,7 @@ from albert.data.generator import _instance_arrays, generate
 from albert.data.features import pretraining_features
 from albert.data.instances import Options, Vocabulary
 from albert.text.tokenization import FullTokenizer
+from tests.task_data_helpers import write_corpus_files
 
 SEQ, PRED = 128, 20
 # The original reader's feature spec (spec §5.1), written out independently of albert.data.features.
@@ -74,7 +75,9 @@ def test_masked_fraction_ngram_lengths_and_replacements(generated, tokenizer):
     shown = np.take_along_axis(a["input_ids"], a["masked_lm_positions"], 1)[real_slots]
     labels = a["masked_lm_ids"][real_slots]
     masked, kept = (shown == mask_id).mean(), (shown == labels).mean()
-    assert abs(masked - 0.8) <= 0.03 and abs(kept - 0.1) <= 0.03 and abs(1 - masked - kept - 0.1) <= 0.03
+    assert abs(masked - 0.8) <= 0.03
+    assert abs(kept - 0.1) <= 0.03
+    assert abs(1 - masked - kept - 0.1) <= 0.03
 
 
 def test_contiguous_masked_word_runs(generated):
@@ -104,19 +107,28 @@ def test_structure_of_every_record(generated, tokenizer):
     for row in range(len(a["input_ids"])):
         ids, mask, seg, bound = (a[k][row] for k in ("input_ids", "input_mask", "segment_ids", "token_boundary"))
         n = int(mask.sum())
-        assert (mask[:n] == 1).all() and (mask[n:] == 0).all()
-        assert (ids[n:] == 0).all() and (seg[n:] == 0).all() and (bound[n:] == 0).all()
+        assert (mask[:n] == 1).all()
+        assert (mask[n:] == 0).all()
+        assert (ids[n:] == 0).all()
+        assert (seg[n:] == 0).all()
+        assert (bound[n:] == 0).all()
         first = int(np.flatnonzero(seg[:n] == 0)[-1])  # the first [SEP] closes segment A
         # [CLS] A [SEP] B [SEP] with A and B not empty. (Inside A and B a random replacement may be any piece,
         # [SEP] included, as in the original.)
-        assert ids[0] == cls_id and ids[first] == sep_id and ids[n - 1] == sep_id and 1 < first < n - 2
-        assert (seg[:first + 1] == 0).all() and (seg[first + 1:n] == 1).all()
+        assert ids[0] == cls_id
+        assert ids[first] == sep_id
+        assert ids[n - 1] == sep_id
+        assert 1 < first < n - 2
+        assert (seg[:first + 1] == 0).all()
+        assert (seg[first + 1:n] == 1).all()
         assert bound[0] == bound[first] == bound[n - 1] == 1
         weights = a["masked_lm_weights"][row]
         p = int(weights.sum())
         positions = a["masked_lm_positions"][row]
-        assert (weights[:p] == 1).all() and (weights[p:] == 0).all()
-        assert (positions[p:] == 0).all() and (a["masked_lm_ids"][row][p:] == 0).all()
+        assert (weights[:p] == 1).all()
+        assert (weights[p:] == 0).all()
+        assert (positions[p:] == 0).all()
+        assert (a["masked_lm_ids"][row][p:] == 0).all()
         assert (np.diff(positions[:p]) > 0).all()  # sorted, no duplicates
         assert not set(positions[:p]) & {0, first, n - 1}  # [CLS] / [SEP] never masked
         assert p == min(PRED, max(1, round(n * 0.15)))
@@ -171,7 +183,8 @@ def test_sop_negatives_are_exactly_the_positive_segments_swapped():
             a, b = segments(instance, vocab)
             whole = [t for s in docs[d] for t in s]
             assert (b + a if instance.is_random_next else a + b) == whole
-            assert a and b
+            assert a
+            assert b
             labels.append(instance.is_random_next)
     assert 0.35 < np.mean(labels) < 0.65
 
@@ -196,8 +209,11 @@ def test_truncation_keeps_the_pair_within_the_limit_and_contiguous():
         a, b = list(range(rng.randint(1, 60))), list(range(100, 100 + rng.randint(1, 60)))
         limit = rng.randint(2, 80)
         ta, tb = instances.truncate_seq_pair(a, b, limit, rng)
-        assert len(ta) + len(tb) <= limit and ta and tb
-        assert " ".join(map(str, ta)) in " ".join(map(str, a)) and " ".join(map(str, tb)) in " ".join(map(str, b))
+        assert len(ta) + len(tb) <= limit
+        assert ta
+        assert tb
+        assert " ".join(map(str, ta)) in " ".join(map(str, a))
+        assert " ".join(map(str, tb)) in " ".join(map(str, b))
         if len(a) + len(b) > limit:
             assert len(ta) + len(tb) == limit
 
@@ -210,14 +226,16 @@ def test_permutation_adds_permuted_predictions():
         for inst in instances.create_instances_from_document(docs, d, opts, vocab, random.Random(d),
                                                                     instances.Stats()):
             positions, labels = inst.masked_lm_positions, inst.masked_lm_ids
-            assert positions == sorted(set(positions)) and len(positions) <= 2 * 6
+            assert positions == sorted(set(positions))
+            assert len(positions) <= 2 * 6
             label_set = set(labels)
             for pos, label in zip(positions, labels):
                 shown = inst.tokens[pos]
                 if shown not in (vocab.mask_id, label):
                     changed += 1
                     moved += shown in label_set
-    assert changed > 100 and moved / changed > 0.8  # mostly other predicted tokens: the permuted ones
+    assert changed > 100
+    assert moved / changed > 0.8  # mostly other predicted tokens: the permuted ones
     arrays = _instance_arrays([inst], opts)
     assert arrays["masked_lm_positions"].shape == (1, 12)
 
@@ -256,20 +274,6 @@ def test_ngram_length_near_the_end_is_drawn_from_all_lengths():
     assert abs(two_word / first_at_0 - 5 / 11) < 0.02, two_word / first_at_0
 
 
-def write_corpus_files(corpus_dir, directory) -> list:
-    """The test corpus as three input files: plain text with runs of blank lines, gzip, and one with a one-line
-    document; returns their paths (in an order that is not the sorted one)."""
-    import gzip
-
-    documents = open(corpus_dir / "corpus.txt", encoding="utf-8").read().strip().split("\n\n")
-    a, b, c = documents[:120], documents[120:240], documents[240:]
-    (directory / "a.txt").write_text("\n\n\n".join(a) + "\n\n", encoding="utf-8")
-    with gzip.open(directory / "b.txt.gz", "wt", encoding="utf-8") as f:
-        f.write("\n\n".join(b) + "\n")
-    (directory / "c.txt").write_text("\n\n".join(c[:5] + ["A document of one line."] + c[5:]), encoding="utf-8")
-    return [str(directory / name) for name in ("c.txt", "a.txt", "b.txt.gz")]
-
-
 @pytest.mark.parametrize("nsp", [False, True], ids=["sop", "nsp"])
 def test_several_files_give_the_same_bytes_for_any_workers_order_and_buckets(corpus_dir, tokenizer, tmp_path, nsp):
     files = write_corpus_files(corpus_dir, tmp_path)
@@ -280,7 +284,8 @@ def test_several_files_give_the_same_bytes_for_any_workers_order_and_buckets(cor
         path = str(tmp_path / f"{name}.tfrecord")
         summaries[name] = generate(inputs, [path], tokenizer, opts, dupe_factor=2, random_seed=3, **kwargs)
         outputs[name] = open(path, "rb").read()
-    assert outputs["one"] == outputs["two"] == outputs["sorted_three"] and len(outputs["one"]) > 10_000
+    assert outputs["one"] == outputs["two"] == outputs["sorted_three"]
+    assert len(outputs["one"]) > 10_000
     # documents end at the end of a file: 120 + 120 + (60 + the one-line document)
     assert summaries["one"].documents == summaries["two"].documents == 301
     assert summaries["one"].stats.instances == summaries["two"].stats.instances > 300

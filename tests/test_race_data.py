@@ -38,7 +38,8 @@ def test_both_layouts_parse_to_the_same_examples(tmp_path):
     official_layout(tmp_path / "a")
     all_txt_layout(tmp_path / "b")
     a, b = read_examples(str(tmp_path / "a"), "train"), read_examples(str(tmp_path / "b"), "train")
-    assert a == b and len(a) == 4
+    assert a == b
+    assert len(a) == 4
     assert [(e.example_id, e.level, e.label) for e in a] == [
         ("middle1.txt-0", "middle", 0), ("middle1.txt-1", "middle", 1), ("high7.txt-0", "high", 1),
         ("high9.txt-0", "high", 2)]
@@ -74,10 +75,13 @@ def test_blank_substitution_and_truncation_token_by_token(tmp_path):
     row = features["input_ids"][1]
     expected = ["[CLS]", "tom", "has", "a", "red", "ball", "[SEP]", "a", "blue", "ball", ".", "[SEP]"]
     assert row == words.convert_tokens_to_ids(expected)
-    assert features["segment_ids"][1] == [0] * 7 + [1] * 5 and features["input_mask"][1] == [1] * 12
-    assert features["label"] == 0 and len(features["input_ids"]) == 4
+    assert features["segment_ids"][1] == [0] * 7 + [1] * 5
+    assert features["input_mask"][1] == [1] * 12
+    assert features["label"] == 0
+    assert len(features["input_ids"]) == 4
     short = convert_example(example, words, max_seq_length=40, max_qa_length=128)
-    assert short["input_mask"][0].count(1) == 2 + 11 + 1 + 6 and short["input_ids"][0][-1] == 0
+    assert short["input_mask"][0].count(1) == 2 + 11 + 1 + 6
+    assert short["input_ids"][0][-1] == 0
 
 
 @pytest.mark.parametrize("article, message", [

@@ -67,14 +67,16 @@ def test_recompute_gives_the_same_loss_gradients_and_dropout_draws(model, jit, m
     plain_calls = len(calls)
     loss_r, grads_r, seeds_r = loss_and_gradients(model, True, jit, calls)
     # 3 layers x 2 inner blocks x (attention, ffn) = 12 calls traced; recomputation traces each again
-    assert plain_calls == 12 and len(calls) - plain_calls == 24
+    assert plain_calls == 12
+    assert len(calls) - plain_calls == 24
     assert abs(loss - loss_r) < 1e-5
     assert len(grads) == len(grads_r) == len(model.trainable_variables)
     for name, g, g_r in zip([v.path for v in model.trainable_variables], grads, grads_r):
         np.testing.assert_allclose(g_r, g, atol=1e-5, rtol=0, err_msg=name)
     assert sum(float(np.abs(g).sum()) > 0 for g in grads_r) > 30  # the encoder's gradients are not all zero
     # the step after it draws the same dropout masks: every seed generator ends where it ends without it
-    assert len(seeds) >= 8 and all(np.array_equal(a, b) for a, b in zip(seeds, seeds_r))
+    assert len(seeds) >= 8
+    assert all(np.array_equal(a, b) for a, b in zip(seeds, seeds_r))
 
 
 def test_recompute_under_mixed_bfloat16_gives_the_same_loss_and_gradients():
@@ -86,7 +88,8 @@ def test_recompute_under_mixed_bfloat16_gives_the_same_loss_and_gradients():
         loss_r, grads_r, seeds_r = loss_and_gradients(bf16_model, True, False, [])
     finally:
         keras.mixed_precision.set_global_policy("float32")
-    assert abs(loss - loss_r) < 1e-5 and all(np.array_equal(a, b) for a, b in zip(seeds, seeds_r))
+    assert abs(loss - loss_r) < 1e-5
+    assert all(np.array_equal(a, b) for a, b in zip(seeds, seeds_r))
     for g, g_r in zip(grads, grads_r):
         np.testing.assert_allclose(g_r, g, atol=1e-5, rtol=0)
 
@@ -127,7 +130,8 @@ def test_recompute_casts_a_blocks_weights_when_its_application_runs_not_all_at_o
 
 
 def test_set_recompute_reaches_every_encoder_and_only_training_recomputes(model):
-    assert set_recompute(model, True) == 1 and model.encoder.recompute
+    assert set_recompute(model, True) == 1
+    assert model.encoder.recompute
     inputs = {k: batch()[k] for k in ("input_ids", "input_mask", "segment_ids")}
     np.testing.assert_array_equal(model.encoder(inputs)["sequence_output"].numpy(),
                                   (set_recompute(model, False), model.encoder(inputs))[1]["sequence_output"].numpy())
@@ -147,6 +151,7 @@ print("RESULT " + json.dumps(losses))
 def test_recompute_under_mirrored_gives_the_same_losses(tmp_path):
     result = run_on_two_cpus(MIRRORED, tmp_path, hidden_dropout_prob=0.1, attention_probs_dropout_prob=0.1,
                              inner_group_num=2)
-    assert result["set"] is True and len(result["False"]) == len(result["True"]) == 4
+    assert result["set"] is True
+    assert len(result["False"]) == len(result["True"]) == 4
     np.testing.assert_allclose(result["True"], result["False"], atol=1e-5, rtol=0)
     assert abs(result["False"][0] - result["False"][-1]) > 1e-3  # the weights did move

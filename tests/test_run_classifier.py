@@ -1,33 +1,14 @@
 """run_classifier.py end to end on a synthetic RTE-layout task, its output files, and its bad inputs."""
 
-import json
 import os
-import random
 import subprocess
 import sys
 
 import numpy as np
 import pytest
 
-from tests.helpers import ROOT
-from tests.test_classification_training import WORDS, make_rte_like, write_task
-
-
-def setup_task(tmp_path):
-    make_rte_like(tmp_path, random.Random(0))
-    rng = random.Random(5)
-    write_task(tmp_path, "RTE", ["index", "sentence1", "sentence2"],
-               {"test": [[str(i), " ".join(rng.choice(WORDS) for _ in range(5)),
-                          " ".join(rng.choice(WORDS) for _ in range(3)) + (" alpha" if i % 2 else " beta")]
-                         for i in range(10)]})
-    vocab = tmp_path / "vocab.txt"
-    vocab.write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "alpha", "beta", "up"] + WORDS) + "\n")
-    config = tmp_path / "albert_config.json"
-    config.write_text(json.dumps({"vocab_size": 28, "embedding_size": 16, "hidden_size": 32, "num_hidden_layers": 2,
-                                  "num_attention_heads": 2, "intermediate_size": 64,
-                                  "max_position_embeddings": 16}))
-    return [f"--data_dir={tmp_path}", f"--vocab_file={vocab}", f"--albert_config_file={config}",
-            "--max_seq_length=16"]
+from tests.helpers import ROOT, resized_config, tree_digest
+from tests.task_data_helpers import setup_task
 
 
 def run(*args):
@@ -51,14 +32,19 @@ def test_train_eval_predict_and_output_files(tmp_path):
     assert [l for l in lines if l.startswith("global_step")] == ["global_step = 100", "global_step = 200",
                                                                  "global_step = 300"]
     last = dict(line.split(" = ") for line in lines[-3:])
-    assert set(last) == {"eval_accuracy", "eval_loss", "global_step"} and float(last["eval_accuracy"]) >= 0.95
+    assert set(last) == {"eval_accuracy", "eval_loss", "global_step"}
+    assert float(last["eval_accuracy"]) >= 0.95
     step, best_step, best_value = (out / "best_trial.txt").read_text().split(":")
-    assert step == "300" and best_step in ("100", "200", "300") and float(best_value) >= 0.95
-    assert (out / "model.ckpt-best.index").exists() and (out / "rte_train.tf_record").exists()
+    assert step == "300"
+    assert best_step in ("100", "200", "300")
+    assert float(best_value) >= 0.95
+    assert (out / "model.ckpt-best.index").exists()
+    assert (out / "rte_train.tf_record").exists()
     rows = [line.split("\t") for line in (out / "test_results.tsv").read_text().splitlines()]
     assert all(text == str(np.float32(text)) for row in rows for text in row)  # the original's str(np.float32)
     probabilities = [list(map(float, row)) for row in rows]
-    assert len(probabilities) == 10 and all(len(p) == 2 and abs(sum(p) - 1) < 1e-5 for p in probabilities)
+    assert len(probabilities) == 10
+    assert all(len(p) == 2 and abs(sum(p) - 1) < 1e-5 for p in probabilities)
     submission = (out / "submit_results.tsv").read_text().splitlines()
     assert submission[0] == "index\tprediction"
     assert [line.split("\t")[0] for line in submission[1:]] == [str(i) for i in range(10)]
@@ -112,10 +98,41 @@ def test_glue_recipe_script_uses_the_papers_hyperparameters():
     out = subprocess.run(["bash", script, "--dry-run", "MNLI", "CoLA"], capture_output=True, text=True, env=env,
                          check=True).stdout.splitlines()
     assert len(out) == 2
-    assert "--task_name=MNLI" in out[0] and "--learning_rate=3e-5 --train_batch_size=128 --train_step=10000 " \
-        "--warmup_step=1000" in out[0] and "--init_checkpoint=/models/base/model.ckpt-best" in out[0]
+    assert "--task_name=MNLI" in out[0]
+    assert ("--learning_rate=3e-5 --train_batch_size=128 --train_step=10000 " \
+        "--warmup_step=1000" in out[0])
+    assert "--init_checkpoint=/models/base/model.ckpt-best" in out[0]
     assert "--learning_rate=1e-5 --train_batch_size=16 --train_step=5336 --warmup_step=320" in out[1]
     every = subprocess.run(["bash", script, "--dry-run"], capture_output=True, text=True, env=env, check=True)
     assert len(every.stdout.splitlines()) == 9
     bad = subprocess.run(["bash", script, "--dry-run", "XNLI"], capture_output=True, text=True, env=env)
-    assert bad.returncode == 2 and bad.stderr.startswith("unknown task XNLI")
+    assert bad.returncode == 2
+    assert bad.stderr.startswith("unknown task XNLI")
+
+
+def test_a_refused_rerun_leaves_the_run_directory_byte_identical(tmp_path):
+    """A run of 4 steps, then reruns on its directory that are refused before they write: a config of another
+    hidden_size (the checkpoints are another model's) and another --max_seq_length (the cached training features
+    there, which the checkpoints were trained on, would have to be rebuilt). Each: exit 2, one line, every file of the
+    directory byte-identical."""
+    common = setup_task(tmp_path)
+    out = tmp_path / "four"
+    train = ["--task_name=RTE", "--do_train", "--train_batch_size=8", "--save_checkpoints_steps=2",
+             f"--output_dir={out}"]
+    first = run(*common, *train, "--train_step=4")
+    assert first.returncode == 0, first.stderr[-2000:]
+    before = tree_digest(out)
+    assert {"albert_config.json", "model.ckpt-4.index", "rte_train.tf_record"} <= set(before)
+    config = next(a.split("=", 1)[1] for a in common if a.startswith("--albert_config_file="))
+    wider = resized_config(config, tmp_path, hidden_size=48)
+    shorter = [a for a in common if not a.startswith("--max_seq_length")] + ["--max_seq_length=12"]
+    for flags, start in (([*common, f"--albert_config_file={wider}"],
+                          f"run_classifier.py: error: {out}/model.ckpt-4: written for another model ("),
+                         (shorter, f"run_classifier.py: error: {out}/rte_train.tf_record: built from other "
+                                   f"max_seq_length, and the checkpoints in {out} were trained on it; rerun with the "
+                                   "data and flags they were trained with, or use another --output_dir")):
+        refused = run(*flags, *train, "--train_step=8")
+        assert refused.returncode == 2, refused.stderr[-2000:]
+        line, = refused.stderr.splitlines()
+        assert line.startswith(start), line
+        assert tree_digest(out) == before, flags

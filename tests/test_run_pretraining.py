@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from tests.helpers import FIXTURES
+from tests.helpers import FIXTURES, resized_config, tree_digest
 from tests.pretraining_helpers import (PRED, SEQ, run_pretraining, step_losses, write_config,
                                        write_original_records)
 
@@ -35,7 +35,8 @@ def test_tiny_model_overfits_original_format_records(setup):
     # each checkpoint) with the rates.
     lines = [line for line in result.stdout.splitlines() if line.startswith("step ")]
     assert [int(line.split()[1].split("/")[0]) for line in lines] == [1, 51, 101, 150, 200, 250, 300]
-    assert "| first call (tracing, compiling): " in lines[0] and "examples/s" not in lines[0]
+    assert "| first call (tracing, compiling): " in lines[0]
+    assert "examples/s" not in lines[0]
     assert all(re.search(r"\| [\d,.]+ examples/s, [\d,]+ tokens/s, [\d,.]+ GFLOP/s \(MFU \d+%\), ETA [\d,]+ s$", line)
                for line in lines[1:]), lines[1]
     # eval_results.txt keeps both evaluations; they reach TensorBoard too.
@@ -45,7 +46,8 @@ def test_tiny_model_overfits_original_format_records(setup):
     rerun = run_pretraining(f"--input_file={records}", f"--output_dir={out}", f"--albert_config_file={config}",
                             "--train_batch_size=8", "--num_train_steps=300", "--do_eval")
     assert rerun.returncode == 0, rerun.stderr[-2000:]
-    assert rerun.stdout.splitlines()[-1].endswith("at step 300") and "\nstep " not in rerun.stdout
+    assert rerun.stdout.splitlines()[-1].endswith("at step 300")
+    assert "\nstep " not in rerun.stdout
     assert sorted(p.name for p in (out / "train").iterdir()) == events  # nothing to do: no new event file
     results = dict(line.split(" = ") for line in (out / "eval_results.txt").read_text().splitlines())
     assert float(results["masked_lm_accuracy"]) >= 0.95, results
@@ -57,8 +59,10 @@ def test_tiny_model_overfits_original_format_records(setup):
         < 1e-6
     # model.ckpt-best is written under the original names, readable as the original's checkpoints are.
     names = dict(tf.train.list_variables(str(out / "model.ckpt-best")))
-    assert names["bert/embeddings/word_embeddings"] == [40, 8] and names["global_step"] == []
-    assert (out / "train").is_dir() and any((out / "train").iterdir())  # TensorBoard summaries
+    assert names["bert/embeddings/word_embeddings"] == [40, 8]
+    assert names["global_step"] == []
+    assert (out / "train").is_dir()
+    assert any((out / "train").iterdir())  # TensorBoard summaries
 
 
 @pytest.mark.slow
@@ -76,7 +80,8 @@ def test_recompute_trains_the_same_losses_and_deterministic_reruns_are_identical
                                  "--log_every_steps=1", *flags)
         assert result.returncode == 0, result.stderr[-2000:]
         losses[name] = [loss for _, loss in sorted(step_losses(result.stdout).items())]
-    assert len(losses["plain"]) == 6 and abs(losses["plain"][0] - losses["plain"][-1]) > 1e-3
+    assert len(losses["plain"]) == 6
+    assert abs(losses["plain"][0] - losses["plain"][-1]) > 1e-3
     np.testing.assert_allclose(losses["recompute"], losses["plain"], atol=1e-5, rtol=0)
     assert losses["again"] == losses["plain"]
 
@@ -259,3 +264,28 @@ def test_unusable_records_are_one_line_before_training(setup):
         last = result.stderr.strip().splitlines()[-1]
         assert last.startswith(f"run_pretraining.py: error: {message}"), (extra, last)
         assert not out.exists() or not [f for f in os.listdir(out) if "ckpt" in f], extra
+
+
+def test_a_refused_rerun_leaves_the_run_directory_byte_identical(setup):
+    """A run of 4 steps, then reruns on its directory that are refused: a config of another hidden_size (the
+    checkpoint is another model's) and another batch size (its saved data position holds other batches). Each: exit
+    2, one line, and every file of the directory (albert_config.json, every checkpoint) byte-identical."""
+    tmp_path, records, config = setup
+    out = tmp_path / "four"
+    base = [f"--input_file={records}", f"--output_dir={out}", f"--max_seq_length={SEQ}",
+            f"--max_predictions_per_seq={PRED}", "--num_train_steps=4", "--save_checkpoints_steps=2"]
+    first = run_pretraining(*base, f"--albert_config_file={config}", "--train_batch_size=4")
+    assert first.returncode == 0, first.stderr[-2000:]
+    before = tree_digest(out)
+    assert {"albert_config.json", "model.ckpt-4.index", "model.ckpt-2.index", "checkpoint"} <= set(before)
+    wider = resized_config(config, tmp_path, hidden_size=24)
+    more = ["--num_train_steps=8"]
+    for flags, start in (([f"--albert_config_file={wider}", "--train_batch_size=4"],
+                          f"run_pretraining.py: error: {out}/model.ckpt-4: written for another model ("),
+                         ([f"--albert_config_file={config}", "--train_batch_size=2"],
+                          f"run_pretraining.py: error: {out}/model.ckpt-4: cannot resume with these flags: ")):
+        refused = run_pretraining(*base, *more, *flags)
+        assert refused.returncode == 2, refused.stderr[-2000:]
+        line, = refused.stderr.splitlines()
+        assert line.startswith(start), line
+        assert tree_digest(out) == before, flags

@@ -9,29 +9,8 @@ import zipfile
 
 import pytest
 
-from tests.helpers import ROOT
-
-WORDS = [f"w{i}" for i in range(20)]
-
-
-def make_race(root, rng):
-    """The right option is always the word `alpha`, at a random letter; the others are `beta` words."""
-    for split, count in (("train", 40), ("dev", 12), ("test", 6)):
-        for level in ("middle", "high"):
-            directory = root / "RACE" / split / level
-            directory.mkdir(parents=True)
-            lines = []
-            for a in range(count):
-                questions, options, answers = [], [], []
-                for q in range(2):
-                    right = rng.randrange(4)
-                    options.append(["alpha" if i == right else f"beta {rng.choice(WORDS)}" for i in range(4)])
-                    questions.append(" ".join(rng.choice(WORDS) for _ in range(3)) + (" _" if q else ""))
-                    answers.append("ABCD"[right])
-                lines.append(json.dumps({"id": f"{level}{a}.txt", "article": " ".join(rng.choice(WORDS)
-                                                                                      for _ in range(8)),
-                                         "questions": questions, "options": options, "answers": answers}))
-            (directory / "all.txt").write_text("\n".join(lines) + "\n")
+from tests.helpers import ROOT, resized_config, tree_digest
+from tests.task_data_helpers import make_race, word_model_flags
 
 
 def run(*args):
@@ -42,14 +21,8 @@ def run(*args):
 
 def common(tmp_path):
     make_race(tmp_path, random.Random(0))
-    vocab = tmp_path / "vocab.txt"
-    vocab.write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "alpha", "beta", "_"] + WORDS) + "\n")
-    config = tmp_path / "albert_config.json"
-    config.write_text(json.dumps({"vocab_size": 28, "embedding_size": 16, "hidden_size": 32, "num_hidden_layers": 2,
-                                  "num_attention_heads": 2, "intermediate_size": 64,
-                                  "max_position_embeddings": 24}))
-    return [f"--data_dir={tmp_path}", f"--vocab_file={vocab}", f"--albert_config_file={config}",
-            "--max_seq_length=24", "--max_qa_length=8"]
+    return [f"--data_dir={tmp_path}", *word_model_flags(tmp_path, "_", 24), "--max_seq_length=24",
+            "--max_qa_length=8"]
 
 
 @pytest.mark.slow
@@ -64,7 +37,8 @@ def test_learns_a_four_choice_task_and_writes_predictions(tmp_path):
     lines = (out / "eval_results.txt").read_text().splitlines()
     last = dict(line.split(" = ") for line in lines[-4:])
     assert set(last) == {"eval_accuracy", "global_step", "high_accuracy", "middle_accuracy"}
-    assert last["global_step"] == "200" and float(last["eval_accuracy"]) >= 0.9
+    assert last["global_step"] == "200"
+    assert float(last["eval_accuracy"]) >= 0.9
     overall = float(last["eval_accuracy"])
     assert abs(overall - (float(last["high_accuracy"]) + float(last["middle_accuracy"])) / 2) < 1e-9  # equal sizes
     predictions = json.loads((out / "predictions.json").read_text())
@@ -73,7 +47,8 @@ def test_learns_a_four_choice_task_and_writes_predictions(tmp_path):
         for line in (tmp_path / "RACE" / "test" / level / "all.txt").read_text().splitlines():
             article = json.loads(line)
             truth.update({f"{article['id']}-{i}": a for i, a in enumerate(article["answers"])})
-    assert sorted(predictions) == sorted(truth) and len(truth) == 24
+    assert sorted(predictions) == sorted(truth)
+    assert len(truth) == 24
     assert sum(predictions[k] == truth[k] for k in truth) / len(truth) >= 0.9
     assert (out / "predict_results.txt").read_text().startswith("eval_accuracy = ")
     # The cached features follow the flags: --high_only rebuilds the predict record (12 questions, not 24).
@@ -81,7 +56,8 @@ def test_learns_a_four_choice_task_and_writes_predictions(tmp_path):
                  f"--export_dir={tmp_path / 'serving'}")
     assert result.returncode == 0, result.stderr[-3000:]
     high = json.loads((out / "predictions.json").read_text())
-    assert sorted(high) == sorted(k for k in truth if k.startswith("high")) and len(high) == 12
+    assert sorted(high) == sorted(k for k in truth if k.startswith("high"))
+    assert len(high) == 12
     assert json.loads((out / "predict.tf_record.json").read_text())["examples"] == 12
     assert sum(high[k] == truth[k] for k in high) / len(high) >= 0.9
     # The export (--export_dir, new here): the SavedModel and its LiteRT model.tflite give the predictions' letters.
@@ -97,7 +73,8 @@ def test_learns_a_four_choice_task_and_writes_predictions(tmp_path):
         **{k: tf.constant(v) for k, v in features.items()})["logits"].numpy()
     lite = Interpreter(model_path=str(tmp_path / "serving" / "model.tflite")).get_signature_runner("serve")
     lite_logits = lite(**features)["logits"]
-    assert lite_logits.shape == (12, 4) and np.abs(lite_logits - served).max() < 1e-5
+    assert lite_logits.shape == (12, 4)
+    assert np.abs(lite_logits - served).max() < 1e-5
     with zipfile.ZipFile(tmp_path / "serving" / "model.tflite") as archive:  # its TFLite metadata's tokenizer:
         assert archive.namelist() == ["vocab.txt"]  # the run's WordPiece vocabulary (--vocab_file)
     order = [json.loads(line)["id"] for line in (tmp_path / "RACE" / "test" / "high" / "all.txt").read_text()
@@ -113,7 +90,8 @@ def test_bad_flags(tmp_path):
     assert result.stderr.strip().splitlines()[-1] == ("run_race.py: error: --max_seq_length 24 leaves no room for the "
                                                       "article after --max_qa_length 30 and 3 special tokens")
     result = run(*args, f"--output_dir={tmp_path / 'o'}", f"--data_dir={tmp_path / 'none'}")
-    assert result.returncode == 2 and "RACE/train/middle: not found" in result.stderr.strip().splitlines()[-1]
+    assert result.returncode == 2
+    assert "RACE/train/middle: not found" in result.stderr.strip().splitlines()[-1]
 
 
 @pytest.mark.parametrize("case", ["three options", "answer E", "malformed", "empty"])
@@ -154,7 +132,8 @@ def test_the_feature_cache_follows_the_data_and_the_flags(tmp_path):
     assert result.returncode == 0, result.stderr[-2000:]
     record, key = out / "eval.tf_record", out / "eval.tf_record.json"
     first = json.loads(key.read_text())
-    assert first["max_seq_length"] == 24 and first["examples"] == 48
+    assert first["max_seq_length"] == 24
+    assert first["examples"] == 48
     stamp = record.stat().st_mtime_ns
     evaluate = ["--nodo_train", "--do_eval"]
     assert run(*args, f"--output_dir={out}", *evaluate).returncode == 0
@@ -167,5 +146,24 @@ def test_the_feature_cache_follows_the_data_and_the_flags(tmp_path):
     result = run(*shorter, f"--output_dir={out}", *evaluate)
     assert result.returncode == 0, result.stderr[-2000:]
     second = json.loads(key.read_text())
-    assert second["max_seq_length"] == 20 and second["examples_sha256"] != first["examples_sha256"]
+    assert second["max_seq_length"] == 20
+    assert second["examples_sha256"] != first["examples_sha256"]
     assert second["record_bytes"] < first["record_bytes"]  # rows of 4 x 20 ids, not 4 x 24
+
+
+def test_a_refused_rerun_leaves_the_run_directory_byte_identical(tmp_path):
+    """A run of 4 steps, then a rerun on its directory with a config of another hidden_size: exit 2, one line (the
+    checkpoints are another model's), every file of the directory byte-identical (albert_config.json included)."""
+    args = common(tmp_path)
+    out = tmp_path / "four"
+    train = [f"--output_dir={out}", "--do_train", "--train_batch_size=8", "--save_checkpoints_steps=2"]
+    first = run(*args, *train, "--train_step=4")
+    assert first.returncode == 0, first.stderr[-2000:]
+    before = tree_digest(out)
+    assert {"albert_config.json", "model.ckpt-4.index", "train.tf_record"} <= set(before)
+    wider = resized_config(tmp_path / "albert_config.json", tmp_path, hidden_size=48)
+    refused = run(*args, f"--albert_config_file={wider}", *train, "--train_step=8")
+    assert refused.returncode == 2, refused.stderr[-2000:]
+    line, = refused.stderr.splitlines()
+    assert line.startswith(f"run_race.py: error: {out}/model.ckpt-4: written for another model ("), line
+    assert tree_digest(out) == before

@@ -7,6 +7,7 @@ import zipfile
 
 import pytest
 
+from tests.helpers import resized_config, tree_digest
 from tests.squad_helpers import make_sentencepiece, make_squad, run_squad, tiny_config
 
 
@@ -41,11 +42,13 @@ def test_v1_learns_the_task_and_predicts_without_a_train_file(workdir):
     result = run_squad(*common, *train_args(out, directory / "train.json", directory / "dev.json"))
     assert result.returncode == 0, result.stderr[-3000:]
     # Paragraphs of up to 16 words do not fit one 9-piece window: several spans per question.
-    assert "40 questions -> " in result.stdout and "40 questions -> 40 features" not in result.stdout
+    assert "40 questions -> " in result.stdout
+    assert "40 questions -> 40 features" not in result.stdout
     blocks = (out / "eval_results.txt").read_text().split("global_step = ")
     assert len(blocks) == 3  # steps 100 and 187
     results = dict(line.split(" = ") for line in (out / "predict_results.txt").read_text().splitlines())
-    assert set(results) == {"exact_match", "f1"} and float(results["exact_match"]) >= 90.0
+    assert set(results) == {"exact_match", "f1"}
+    assert float(results["exact_match"]) >= 90.0
     predictions = json.loads((out / "predictions.json").read_text())
     truth = gold(directory / "dev.json")
     assert sorted(predictions) == sorted(truth)
@@ -56,7 +59,8 @@ def test_v1_learns_the_task_and_predicts_without_a_train_file(workdir):
     assert list(nbest["q0"][0]) == ["text", "probability", "start_log_prob", "end_log_prob"]  # the original's order
     assert (out / "nbest_predictions.json").read_text().startswith('{\n    "')  # indent 4, as the original
     best_step = (out / "best_trial.txt").read_text().split(":")[1]
-    assert (out / "model.ckpt-best.index").exists() and best_step in ("100", "187")
+    assert (out / "model.ckpt-best.index").exists()
+    assert best_step in ("100", "187")
     # Predict only (google-research/albert#221): no --train_file; model.ckpt-best is used; cached features reused.
     again = directory / "out_v1_predict"
     result = run_squad(*common, f"--output_dir={again}", f"--predict_file={directory / 'dev.json'}",
@@ -109,8 +113,10 @@ def test_v2_learns_answers_and_no_answers(workdir):
                        "--version_2_with_negative")
     assert result.returncode == 0, result.stderr[-3000:]
     results = dict(line.split(" = ") for line in (out / "predict_results.txt").read_text().splitlines())
-    assert float(results["exact"]) >= 90.0 and int(results["total"]) == 40
-    assert int(results["NoAns_total"]) == 14 and int(results["HasAns_total"]) == 26
+    assert float(results["exact"]) >= 90.0
+    assert int(results["total"]) == 40
+    assert int(results["NoAns_total"]) == 14
+    assert int(results["HasAns_total"]) == 26
     assert float(results["null_score_diff_threshold"]) == float(results["best_f1_thresh"])
     predictions = json.loads((out / "predictions.json").read_text())
     null_odds = json.loads((out / "null_odds.json").read_text())
@@ -129,7 +135,8 @@ def test_v2_learns_answers_and_no_answers(workdir):
     assert set(json.loads((again / "predictions.json").read_text()).values()) == {""}
     # the 2.0 model.tflite (float16) decoded with the same fixed threshold: all "no answer" too, the same F1
     line = (again / "tflite_results.txt").read_text()
-    assert line.startswith(f"{again / 'serving' / 'model.tflite'} (float16, ") and line.endswith("(+0.0000)\n")
+    assert line.startswith(f"{again / 'serving' / 'model.tflite'} (float16, ")
+    assert line.endswith("(+0.0000)\n")
     with zipfile.ZipFile(again / "serving" / "model.tflite") as archive:  # its TFLite metadata's tokenizer
         assert archive.namelist() == ["sentencepiece.model"]
 
@@ -155,7 +162,8 @@ def test_bad_training_data(workdir, case):
     result = run_squad(*common, f"--output_dir={out}", f"--train_file={path}", "--do_train")
     assert result.returncode == 2, result.stderr[-2000:]
     assert result.stderr.strip().splitlines()[-1].startswith(f"run_squad.py: error: {message}")
-    assert not (out / "train.tf_record").exists() and not (out / "train.tf_record.json").exists()
+    assert not (out / "train.tf_record").exists()
+    assert not (out / "train.tf_record.json").exists()
 
 
 def test_bad_flags(workdir):
@@ -176,3 +184,23 @@ def test_bad_flags(workdir):
         assert result.returncode == 2, result.stderr[-2000:]
         assert result.stderr.strip().splitlines()[-1] == f"run_squad.py: error: {message}"
     assert not out.exists()
+
+
+def test_a_refused_rerun_leaves_the_run_directory_byte_identical(workdir):
+    """A short run, then a rerun on its directory with a config of another hidden_size: exit 2, one line (the
+    checkpoints are another model's), every file of the directory byte-identical (albert_config.json included)."""
+    directory, common = workdir
+    out = directory / "refused"
+    train = [f"--output_dir={out}", f"--train_file={directory / 'train.json'}", "--do_train", "--train_batch_size=16",
+             "--save_checkpoints_steps=2", "--random_seed=1"]
+    first = run_squad(*common, *train, "--num_train_epochs=0.1")
+    assert first.returncode == 0, first.stderr[-2000:]
+    before = tree_digest(out)
+    assert {"albert_config.json", "train.tf_record", "checkpoint"} <= set(before)
+    wider = resized_config(directory / "albert_config.json", out.parent, hidden_size=48)
+    refused = run_squad(*common, f"--albert_config_file={wider}", *train, "--num_train_epochs=0.2")
+    assert refused.returncode == 2, refused.stderr[-2000:]
+    line, = refused.stderr.splitlines()
+    assert line.startswith(f"run_squad.py: error: {out}/model.ckpt-"), line
+    assert ": written for another model (" in line, line
+    assert tree_digest(out) == before

@@ -1,4 +1,4 @@
-"""One writer per output directory (albert/rundir.py): a second run stops at once naming the first; a killed run's
+"""One writer per output directory (albert/ground/rundir.py): a second run stops at once naming the first; a killed run's
 lock is taken over; the lock file goes when the run ends; a directory made only for a failed run is removed."""
 
 import os
@@ -13,7 +13,7 @@ from tests.helpers import ROOT
 
 HOLD = textwrap.dedent("""
     import sys, time
-    from albert.rundir import exclusive
+    from albert.ground.rundir import exclusive
     with exclusive(sys.argv[1]):
         print("held", flush=True)
         time.sleep(120)
@@ -55,7 +55,7 @@ def test_a_killed_runs_lock_is_taken_over_and_the_file_removed_at_the_end(tmp_pa
     os.kill(first.pid, signal.SIGKILL)
     first.wait()
     assert os.listdir(out) == [".albert.lock"]  # left by the kill
-    code = "from albert.rundir import exclusive\nwith exclusive(%r):\n    open(%r, 'w').write('x')\n" % (
+    code = "from albert.ground.rundir import exclusive\nwith exclusive(%r):\n    open(%r, 'w').write('x')\n" % (
         str(out), str(out / "result.txt"))
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
                             env=dict(os.environ, PYTHONPATH=ROOT))
@@ -67,8 +67,9 @@ def test_a_killed_runs_lock_is_taken_over_and_the_file_removed_at_the_end(tmp_pa
 def test_a_failed_run_leaves_no_directory_and_a_file_is_refused(tmp_path):
     out = tmp_path / "new"
     result = run("run_classifier.py", f"--output_dir={out}", "--task_name=MRPC")  # no --data_dir
-    assert result.returncode == 2 and result.stderr.strip().splitlines() == [
-        "run_classifier.py: error: --data_dir is required"]
+    assert result.returncode == 2
+    assert (result.stderr.strip().splitlines() == [
+        "run_classifier.py: error: --data_dir is required"])
     assert os.listdir(tmp_path) == []
     (tmp_path / "file").write_text("x")
     result = run("run_pretraining.py", f"--output_dir={tmp_path / 'file'}")
@@ -78,7 +79,7 @@ def test_a_failed_run_leaves_no_directory_and_a_file_is_refused(tmp_path):
 
 
 def test_workers_of_one_multi_worker_run_lock_their_own_names(monkeypatch):
-    from albert.rundir import lock_name
+    from albert.ground.rundir import lock_name
 
     for tf_config, name in [(None, ".albert.lock"), ('{"task": {"type": "worker", "index": 0}}', ".albert.lock"),
                             ('{"task": {"type": "worker", "index": 1}}', ".albert.lock.worker_1"),

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from albert.errors import AlbertError
+from albert.ground.errors import AlbertError
 from albert.tasks import squad
 from albert.text.tokenization import load_sentencepiece
 
@@ -38,13 +38,15 @@ def test_gold_spans_give_back_the_exact_answer_text(tmp_path, sp_model, max_seq_
     examples = squad.read_examples(str(tmp_path / "train.json"), is_training=True)
     settings = squad.Settings(max_seq_length, doc_stride, 8, True)
     rows, metadata, counts = squad.convert_examples(examples, sp_model, settings, True, log=lambda _: None)
-    assert counts["misaligned"] == 0 and counts["unlocated_answers"] == 0
+    assert counts["misaligned"] == 0
+    assert counts["unlocated_answers"] == 0
     alignments = {i: squad.align(sp_model, PARAGRAPHS[i][0], True) for i in range(len(PARAGRAPHS))}
     assert all(a.aligned_fraction == 1.0 for a in alignments.values())
     recovered = {}
     for f, feature in enumerate(metadata["features"]):
         if rows["is_impossible"][f][0]:
-            assert rows["start_positions"][f] == [0] and rows["end_positions"][f] == [0]
+            assert rows["start_positions"][f] == [0]
+            assert rows["end_positions"][f] == [0]
             continue
         example = examples[feature["example"]]
         start = feature["span_start"] + rows["start_positions"][f][0] - feature["doc_offset"]
@@ -84,7 +86,8 @@ def test_feature_layout_on_a_long_paragraph(sp_model):
     pieces = squad.align(sp_model, context, True).pieces
     doc = 32 - len(query) - 3
     spans = squad.doc_spans(len(pieces), doc, 8)
-    assert len(spans) > 3 and counts["features"] == len(spans) == len(rows["input_ids"])
+    assert len(spans) > 3
+    assert counts["features"] == len(spans) == len(rows["input_ids"])
     cls, sep = sp_model.PieceToId("[CLS]"), sp_model.PieceToId("[SEP]")
     for f, (start, length) in enumerate(spans):
         ids = [cls, *query, sep, *[sp_model.PieceToId(p) for p in pieces[start:start + length]], sep]
@@ -122,9 +125,11 @@ def test_a_paragraph_that_does_not_align_is_kept_and_counted():
     example = squad.SquadExample("q9", "what?", "Completely different text here.")
     rows, metadata, counts = squad.convert_examples([example], GarbledPieces(), squad.Settings(32, 8, 6, True),
                                                     False, log=messages.append)
-    assert counts["misaligned"] == 1 and counts["features"] == 1
+    assert counts["misaligned"] == 1
+    assert counts["features"] == 1
     assert metadata["paragraphs"][0]["aligned"] is False
-    assert "question q9: only" in messages[0] and messages[0].endswith("predicted empty")
+    assert "question q9: only" in messages[0]
+    assert messages[0].endswith("predicted empty")
 
 
 def test_reading_checks_training_answers(tmp_path):
@@ -170,7 +175,8 @@ def test_the_feature_cache_is_rebuilt_when_answers_tokenizer_or_size_change(tmp_
     qa["answers"] = [{"text": "Café   Müller", "answer_start": context.index("Café   Müller")}]
     (tmp_path / "moved.json").write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
     build(tmp_path / "moved.json")
-    assert starts() != before and f"rebuilding {record}: built from other examples" in messages
+    assert starts() != before
+    assert f"rebuilding {record}: built from other examples" in messages
     whole = (tmp_path / "train.tf_record").read_bytes()
     (tmp_path / "train.tf_record").write_bytes(whole[:len(whole) // 2])
     build(tmp_path / "moved.json")

@@ -54,8 +54,10 @@ def test_v2_scores_breakdown_and_best_thresholds():
 def test_v2_no_answer_threshold():
     results = squad_eval.evaluate_v2(dataset()["data"], PREDICTIONS, NA_PROBS, na_prob_thresh=0.6)
     # wrong (0.7), no_answer_right (0.9) and no_answer_wrong (0.8) now count as "no answer".
-    assert results["exact"] == pytest.approx(100 * 3 / 6) and results["f1"] == pytest.approx(100 * 3.5 / 6)
-    assert results["NoAns_exact"] == 100.0 and results["HasAns_f1"] == 37.5
+    assert results["exact"] == pytest.approx(100 * 3 / 6)
+    assert results["f1"] == pytest.approx(100 * 3.5 / 6)
+    assert results["NoAns_exact"] == 100.0
+    assert results["HasAns_f1"] == 37.5
 
 
 def test_v1_scores_and_unanswered_questions(capsys):

@@ -1,4 +1,4 @@
-"""albert/stderr_filter.py: TensorFlow's native start-up lines are dropped, everything else passes, in order."""
+"""albert/ground/stderr_filter.py: TensorFlow's native start-up lines are dropped, everything else passes, in order."""
 
 import os
 import subprocess
@@ -27,7 +27,7 @@ KEPT = [
 SCRIPT = f"""
 import os, sys
 sys.path.insert(0, {ROOT!r})
-from albert import stderr_filter
+from albert.ground import stderr_filter
 with stderr_filter.filtered():
     lines = {NOISE + KEPT!r}
     for i, line in enumerate(lines):

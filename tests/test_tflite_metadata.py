@@ -39,7 +39,8 @@ def app(code: str, tmp_path, **options):
 def test_a_short_fine_tuning_on_real_sst2_text_completes(sst2):
     tmp_path, out, sentences = sst2
     results = dict(line.split(" = ") for line in (out / "eval_results.txt").read_text().splitlines())
-    assert results["global_step"] == "27" and 0.0 <= float(results["eval_accuracy"]) <= 1.0
+    assert results["global_step"] == "27"
+    assert 0.0 <= float(results["eval_accuracy"]) <= 1.0
     assert "model.tflite (none" in (out / "tflite_results.txt").read_text()
     assert (out / "30k-clean.model").read_bytes() == open(SPM, "rb").read()  # the run records its model files
     assert len(sentences) == 872
@@ -63,7 +64,8 @@ def test_the_metadata_reads_back_with_mediapipes_schema_reader(sst2):
     data = model.Buffers(entries["TFLITE_METADATA"]).DataAsNumpy().tobytes()
     assert schema.ModelMetadata.ModelMetadataBufferHasIdentifier(data, 0)
     metadata = schema.ModelMetadataT.InitFromObj(schema.ModelMetadata.GetRootAs(data, 0))
-    assert metadata.name == b"ALBERT SST-2 classifier" and metadata.minParserVersion == b"1.1.0"
+    assert metadata.name == b"ALBERT SST-2 classifier"
+    assert metadata.minParserVersion == b"1.1.0"
     graph = metadata.subgraphMetadata[0]
     subgraph = model.Subgraphs(0)  # the metadata's tensors in the subgraph's order, named by role
     tensor_names = [subgraph.Tensors(subgraph.Inputs(i)).Name().decode() for i in range(subgraph.InputsLength())]
@@ -71,7 +73,8 @@ def test_the_metadata_reads_back_with_mediapipes_schema_reader(sst2):
     assert [t.name for t in graph.inputTensorMetadata] == [roles[name] for name in tensor_names]
     assert sorted(roles[name] for name in tensor_names) == [b"ids", b"mask", b"segment_ids"]
     (output,) = graph.outputTensorMetadata
-    assert output.name == b"logits" and [(f.name, f.type) for f in output.associatedFiles] == [(b"labels.txt", 2)]
+    assert output.name == b"logits"
+    assert [(f.name, f.type) for f in output.associatedFiles] == [(b"labels.txt", 2)]
     (unit,) = graph.inputProcessUnits
     assert unit.optionsType == schema.ProcessUnitOptions.SentencePieceTokenizerOptions
     assert [f.name for f in unit.options.sentencePieceModel] == [b"sentencepiece.model"]
@@ -102,7 +105,8 @@ def test_mediapipe_text_classifier_gives_the_keras_models_logits_on_raw_sst2_tex
     scores = np.array([[row["0"], row["1"]] for row in got])
     difference = np.abs(scores - logits).max()
     print(f"MediaPipe TextClassifier vs the Keras model: {len(texts)} texts, max |score - logit| {difference:.2e}")
-    assert scores.shape == (876, 2) and difference < 1e-5
+    assert scores.shape == (876, 2)
+    assert difference < 1e-5
 
 
 def test_tflite_metadata_none_leaves_it_out_and_the_outputs_do_not_change(tmp_path):
@@ -129,13 +133,15 @@ def test_tflite_metadata_none_leaves_it_out_and_the_outputs_do_not_change(tmp_pa
 
 
 def test_tflite_length_chooses_the_files_sequence_axis():
-    from albert.errors import AlbertError
+    from albert.ground.errors import AlbertError
     from albert.export.litert import file_length
 
     buckets = (8, 16, 32)
-    assert file_length(32, buckets) is None and file_length(32, (32,)) == 32  # default: dynamic unless no buckets
+    assert file_length(32, buckets) is None
+    assert file_length(32, (32,)) == 32  # default: dynamic unless no buckets
     assert file_length(32, buckets, runtime_fixed=True) == 32  # ... or the runtime reads only a fixed length
-    assert file_length(32, buckets, "fixed") == 32 and file_length(32, (32,), "dynamic") is None
+    assert file_length(32, buckets, "fixed") == 32
+    assert file_length(32, (32,), "dynamic") is None
     assert file_length(32, buckets, "dynamic", runtime_fixed=True) is None
     with pytest.raises(AlbertError, match="--tflite_length 'short' is unknown; use one of default, fixed, dynamic"):
         file_length(32, buckets, "short")
@@ -210,5 +216,7 @@ def test_task_library_bert_question_answerer_runs_the_squad_file(tmp_path):
     outputs = tflite_runner(str(tmp_path / "squad" / "model.tflite"))(batch)
     start, end = outputs["start_logits"][0], outputs["end_logits"][0]
     print("BertQuestionAnswerer answers:", got[:3])
-    assert len(first) + len(second) > 290 and got and all(abs(logit - (start[s] + end[e])) < 1e-4 for _, s, e, logit in got)
+    assert len(first) + len(second) > 290
+    assert got
+    assert all(abs(logit - (start[s] + end[e])) < 1e-4 for _, s, e, logit in got)
     assert all(s <= e for _, s, e, _ in got)

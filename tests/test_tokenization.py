@@ -88,7 +88,8 @@ def test_full_tokenizer_sentencepiece_honours_do_lower_case(corpus_dir):
     ids = lower.tokenize_to_ids("Hello,   World 12,345")
     assert ids == lower.convert_tokens_to_ids(lower.tokenize("Hello,   World 12,345"))
     assert lower.convert_ids_to_tokens(ids) == lower.tokenize("hello, world 12,345")
-    assert len(lower.vocab) == 1000 and lower.vocab["[MASK]"] == 4
+    assert len(lower.vocab) == 1000
+    assert lower.vocab["[MASK]"] == 4
 
 
 def test_full_tokenizer_wordpiece_mode(tmp_path):
@@ -131,7 +132,9 @@ def test_train_spm_cli(corpus_dir, tmp_path):
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith(f"wrote {prefix}.model (300 pieces from ")
     sp = load_sentencepiece(f"{prefix}.model")
-    assert sp.GetPieceSize() == 300 and sp.IdToPiece(4) == "[MASK]" and sp.IdToPiece(12) == "\u20ac"
+    assert sp.GetPieceSize() == 300
+    assert sp.IdToPiece(4) == "[MASK]"
+    assert sp.IdToPiece(12) == "\u20ac"
     assert not any(c.isupper() for i in range(300) for c in sp.IdToPiece(i) if i > 4)  # trained on lower-cased text
     bad = subprocess.run([sys.executable, "-m", "albert.train_spm", f"--input_file={tmp_path}/none.txt",
                           f"--model_prefix={prefix}"], capture_output=True, text=True, cwd=ROOT, timeout=120)

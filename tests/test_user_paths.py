@@ -21,8 +21,7 @@ import pytest
 from tests import squad_helpers
 from tests.helpers import FIXTURES, ROOT
 from tests.pretraining_helpers import PRED, SEQ, write_original_records
-from tests.test_classification_training import WORDS, make_rte_like
-from tests.test_run_race import make_race
+from tests.task_data_helpers import WORDS, make_race, make_rte_like
 
 TOLERANCE = 1e-5
 SEQ_LENGTH = {"pretraining": SEQ, "classifier": 24, "squad_v1": 48, "squad_v2": 48, "race": 24}
@@ -187,7 +186,8 @@ def test_publishing_chain_run_classifier_to_huggingface(world):
         config, fixture = json.load(f), json.load(g)
     # Two labels are transformers' default, which it leaves out of config.json (the fixture has three).
     assert sorted(config) == sorted(set(fixture) - {"id2label", "label2id"})
-    assert config["architectures"] == ["AlbertForSequenceClassification"] and config["hidden_size"] == 16
+    assert config["architectures"] == ["AlbertForSequenceClassification"]
+    assert config["hidden_size"] == 16
     best = tf.train.load_checkpoint(os.path.join(out, "model.ckpt-best"))
     np.testing.assert_array_equal(written["classifier.weight"], best.get_tensor("output_weights"))
     np.testing.assert_array_equal(written["albert.embeddings.word_embeddings.weight"],

@@ -12,9 +12,9 @@ import sys
 import numpy as np
 import pytest
 
-from tests.helpers import ROOT
 from tests.export_helpers import fresh, run_script
-from tests.test_weights_formats import FIXTURES, golden
+from tests.helpers import ROOT, golden
+from tests.helpers import WEIGHT_FIXTURES as FIXTURES
 
 
 def run_convert(*args):
@@ -112,7 +112,7 @@ def test_run_classifier_serves_a_huggingface_classifier(tmp_path):
     from albert.config import AlbertConfig
     from albert.export.conversion import convert
     from albert.weights.tf_checkpoints import save_original_checkpoint
-    from tests.test_classification_training import write_task
+    from tests.task_data_helpers import write_task
 
     release = tmp_path / "release"
     release.mkdir()

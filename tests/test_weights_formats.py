@@ -9,7 +9,7 @@ import os
 import numpy as np
 import pytest
 
-from tests.helpers import ROOT
+from tests.helpers import ROOT, golden
 
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "weights")
 HF_CASES = {"hf_model": "AlbertEncoder", "hf_model_e_eq_h": "AlbertEncoder", "hf_pretraining": "AlbertPretrainer",
@@ -18,10 +18,6 @@ HF_CASES = {"hf_model": "AlbertEncoder", "hf_model_e_eq_h": "AlbertEncoder", "hf
 KERAS_HUB_CASES = {"kh_backbone": "AlbertEncoder", "kh_classifier": "AlbertClassifier",
                    "kh_masked_lm": "AlbertPretrainer"}
 ARGUMENTS = {"AlbertClassifier": {"num_labels": 3}, "AlbertMultipleChoice": {"num_choices": 2}}
-
-
-def golden(case):
-    return dict(np.load(os.path.join(FIXTURES, case, "golden.npz")))
 
 
 def outputs_of(model, expected):
@@ -175,7 +171,7 @@ def test_older_huggingface_files_with_tied_copies_and_buffers(tmp_path):
     from safetensors.numpy import save_file
 
     import albert
-    from albert.errors import AlbertError
+    from albert.ground.errors import AlbertError
 
     source = tmp_path / "old"
     shutil.copytree(os.path.join(FIXTURES, "hf_pretraining"), source)
@@ -188,7 +184,8 @@ def test_older_huggingface_files_with_tied_copies_and_buffers(tmp_path):
     report = albert.load_weights(model, str(source / "model.safetensors"))
     assert sorted(report.ignored) == ["albert.embeddings.position_ids", "predictions.decoder.bias",
                                       "predictions.decoder.weight"]
-    assert not report.missing and not report.unused
+    assert not report.missing
+    assert not report.unused
     np.testing.assert_allclose(outputs_of(model, golden("hf_pretraining"))["mlm_logits"],
                                golden("hf_pretraining")["mlm_logits"], atol=1e-5, rtol=0)
     tensors["predictions.decoder.bias"] = tensors["predictions.bias"] + 1.0

@@ -27,9 +27,11 @@ import time
 import uuid
 
 from albert.data import beam_dask, generator
+from albert.data.corpus import no_documents
 from albert.data.instances import Options, Stats, Vocabulary
 from albert.data.tfrecord import frame
-from albert.errors import AlbertError
+from albert.ground.errors import AlbertError
+from albert.ground.paths import is_remote
 
 INSTALL = "pip install -r requirements-beam.txt (or pip install .[beam])"
 SHARD_BYTES = 256 << 20  # records per output shard, about: each shard is sorted in one worker's memory
@@ -242,7 +244,7 @@ def run(input_files: list, output_prefix: str, tokenizer, opts: Options, *, runn
     job_id = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
     temps = [f"{name}.tmp-{job_id}" for name in finals]
     job = _Job(tokenizer, opts, do_lower_case, random_seed, num_shards, temps)
-    directory = os.path.dirname(os.path.abspath(output_prefix)) if "://" not in output_prefix else None
+    directory = os.path.dirname(os.path.abspath(output_prefix)) if not is_remote(output_prefix) else None
     made = directory is not None and not os.path.isdir(directory)
     if made:
         os.makedirs(directory)
@@ -289,8 +291,7 @@ def run(input_files: list, output_prefix: str, tokenizer, opts: Options, *, runn
             if not FileSystems.exists(temp):
                 FileSystems.create(temp).close()
         if not documents:
-            raise AlbertError(f"{', '.join(files)}: no documents (no non-blank line); the input must be text, one "
-                              "sentence per line, a blank line between documents")
+            raise no_documents(files)
         FileSystems.rename(temps, finals)
     finally:
         leftovers = [name for t in temps for name in (t, t + ".counts") if FileSystems.exists(name)]

@@ -17,7 +17,7 @@ import asyncio
 import logging
 import time
 
-from albert.errors import AlbertError
+from albert.ground.errors import AlbertError
 
 RUNNER_PATH = "apache_beam.runners.dask.dask_runner.DaskRunner"
 CONNECT_S = 30  # the scheduler's answer, when --dask_connection_timeout is not given

@@ -12,7 +12,8 @@ import hashlib
 import json
 import os
 
-from albert.atomic import write_text
+from albert.ground.atomic import write_text
+from albert.ground.errors import AlbertError
 
 
 def tokenizer_digest(tokenizer) -> str:
@@ -61,16 +62,24 @@ def read_key(record_path: str) -> dict | None:
         return None
 
 
-def is_fresh(record_path: str, key: dict) -> bool:
-    """True when the record exists, has the size its key recorded and was built from exactly `key`."""
-    return stale_reason(record_path, read_key(record_path), key) is None
+def refuse_rebuild(record_path: str, reason: str, resumed_run: str | None):
+    """A resumed run's checkpoints were trained on the training record in its own directory (`resumed_run`): a
+    record there made from other data or flags is refused, not rebuilt (the run would be refused after it, at its
+    saved data position, with the directory already changed)."""
+    if resumed_run and os.path.exists(record_path) and \
+            os.path.dirname(os.path.abspath(record_path)) == os.path.abspath(resumed_run):
+        raise AlbertError(f"{record_path}: {reason}, and the checkpoints in {resumed_run} were trained on it; rerun "
+                          "with the data and flags they were trained with, or use another --output_dir")
 
 
-def build(record_path: str, key: dict, write) -> bool:
-    """Reuse the record when it was built from `key`; else drop the old key, `write(record_path)` and stamp the
-    new key last (a kill in between leaves no key, so the next run rebuilds). Returns True when it rebuilt."""
-    if is_fresh(record_path, key):
+def build(record_path: str, key: dict, write, resumed_run: str | None = None) -> bool:
+    """Reuse the record when it was built from `key`; else (refuse_rebuild unless) drop the old key,
+    `write(record_path)` and stamp the new key last (a kill in between leaves no key, so the next run rebuilds).
+    Returns True when it rebuilt."""
+    reason = stale_reason(record_path, read_key(record_path), key)
+    if reason is None:
         return False
+    refuse_rebuild(record_path, reason, resumed_run)
     if os.path.exists(record_path + ".json"):
         os.remove(record_path + ".json")
     write(record_path)

@@ -1,17 +1,16 @@
 """Reading a pretraining corpus: comma-separated globs of plain or gzip text, one sentence per line, a blank line
 between documents. Local paths are read directly; URLs (gs://, hdfs://, ...) through tf.io.gfile."""
 
-import glob
 import gzip
-import os
 
-from albert.errors import AlbertError
+from albert.ground.errors import AlbertError
+from albert.ground.paths import glob_files, open_file
 
 
-def _gfile():
-    import tensorflow as tf
-
-    return tf.io.gfile
+def no_documents(files: list) -> AlbertError:
+    """The error of a corpus without a document (every line blank)."""
+    return AlbertError(f"{', '.join(files)}: no documents (no non-blank line); the input must be text, one sentence "
+                       "per line, a blank line between documents")
 
 
 def expand_inputs(spec: str, kind: str = "input file") -> list[str]:
@@ -20,8 +19,7 @@ def expand_inputs(spec: str, kind: str = "input file") -> list[str]:
     for pattern in (p.strip() for p in spec.split(",")):
         if not pattern:
             continue
-        matches = sorted(_gfile().glob(pattern)) if "://" in pattern else sorted(glob.glob(pattern))
-        matches = [m for m in matches if "://" in m or os.path.isfile(m)]
+        matches = glob_files(pattern)
         if not matches:
             raise AlbertError(f"{pattern}: no {kind} matches; check --input_file")
         files.extend(matches)
@@ -32,7 +30,7 @@ def expand_inputs(spec: str, kind: str = "input file") -> list[str]:
 
 def _open_binary(path: str):
     try:
-        raw = _gfile().GFile(path, "rb") if "://" in path else open(path, "rb")
+        raw = open_file(path, "rb")
     except OSError as e:
         raise AlbertError(f"{path}: cannot read the input file ({e.strerror})") from None
     head = raw.read(2)

@@ -3,7 +3,7 @@
 Pure Python (no TensorFlow) so that the data writers use the same table as the tf.data readers.
 """
 
-from albert.errors import AlbertError
+from albert.ground.errors import AlbertError
 
 # What every encoder reads: the packed ids, the mask of real tokens and the segment (token type) ids, [B, T].
 PACKED_INPUTS = ("input_ids", "input_mask", "segment_ids")

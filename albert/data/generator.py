@@ -27,13 +27,14 @@ import time
 
 import numpy as np
 
-from albert.atomic import die_with_parent, new_directories, remove_leftovers, replacing_files
-from albert.data.corpus import read_documents
+from albert.ground.atomic import die_with_parent, new_directories, remove_leftovers, replacing_files
+from albert.data.corpus import no_documents, read_documents
 from albert.data.example_proto import serialize_examples
 from albert.data.features import pretraining_features
 from albert.data.instances import Options, Stats, Vocabulary, create_instances_from_document
 from albert.data.spill import Spiller, assemble, merge_bucket
-from albert.errors import AlbertError
+from albert.ground.errors import AlbertError
+from albert.ground.paths import file_size, is_remote, open_file
 from albert.text.tokenization import encode_ids, preprocess_text
 
 _CHUNK_DOCUMENTS = 64  # documents serialized together (a few hundred records)
@@ -147,13 +148,8 @@ def estimated_tokens(input_files: list) -> float:
     """Tokens in the corpus, estimated from the files' sizes (gzip counted as 3x): sizes the sort buckets."""
     total = 0.0
     for path in input_files:
-        if "://" in path:
-            import tensorflow as tf
-
-            size = tf.io.gfile.stat(path).length
-        else:
-            size = os.path.getsize(path)
-        with (tf.io.gfile.GFile(path, "rb") if "://" in path else open(path, "rb")) as f:
+        size = file_size(path)
+        with open_file(path, "rb") as f:
             gzipped = f.read(2) == b"\x1f\x8b"
         total += size * (3 if gzipped else 1)
     return total / 4.0  # about 4 bytes of English text a SentencePiece / WordPiece token
@@ -268,10 +264,10 @@ def generate(input_files: list, output_files: list, tokenizer, opts: Options, *,
     tasks = make_tasks(input_files, dupe_factor, num_workers)
     bucket_bits = _bucket_bits(estimated_record_bytes(input_files, opts, dupe_factor), bucket_bytes)
     for path in output_files:
-        if "://" not in path:  # what a killed earlier run left beside this output (its pid is gone)
+        if not is_remote(path):  # what a killed earlier run left beside this output (its pid is gone)
             remove_leftovers(*os.path.split(os.path.abspath(path)))
     with contextlib.ExitStack() as stack:  # a failed run leaves no output, and no directory it made, behind
-        for directory in sorted({os.path.dirname(os.path.abspath(p)) for p in output_files if "://" not in p}):
+        for directory in sorted({os.path.dirname(os.path.abspath(p)) for p in output_files if not is_remote(p)}):
             stack.enter_context(new_directories(directory))
         temp_outputs = stack.enter_context(replacing_files(output_files))
         spill_dir = _spill_directory(output_files[0])
@@ -294,8 +290,7 @@ def generate(input_files: list, output_files: list, tokenizer, opts: Options, *,
                     _run_task(task, spiller, report)
                 counts = spiller.close()
             if not documents[0]:
-                raise AlbertError(f"{', '.join(input_files)}: no documents (no non-blank line); the input must be "
-                                  "text, one sentence per line, a blank line between documents")
+                raise no_documents(input_files)
             firsts = [sum(counts[:b]) for b in range(len(counts))]
             jobs = [(spill_dir, b, firsts[b], len(output_files)) for b in range(len(counts))]
             if num_workers > 1 and len(jobs) > 1:
@@ -314,7 +309,7 @@ def generate(input_files: list, output_files: list, tokenizer, opts: Options, *,
 def _spill_directory(first_output: str) -> str:
     """The spill directory: beside the first local output (`.<name>.spill-<pid>-...`, so that a killed run's is found
     and removed by the next run), in the system's temporary directory for a remote output."""
-    if "://" in first_output:
+    if is_remote(first_output):
         return tempfile.mkdtemp(prefix="albert-pretraining-data-")
     directory, name = os.path.split(os.path.abspath(first_output))
     os.makedirs(directory, exist_ok=True)

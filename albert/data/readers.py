@@ -6,7 +6,8 @@ from albert.data.buckets import grouped_batches
 from albert.data.corpus import expand_inputs
 from albert.data.features import PACKED_INPUTS, classifier_features, pretraining_features, race_features, squad_features
 from albert.data.tfrecord import count_records
-from albert.errors import AlbertError
+from albert.ground.errors import AlbertError
+from albert.ground.paths import is_remote
 
 
 def expand_files(patterns: str) -> list:
@@ -121,7 +122,7 @@ def check_records(files: list, spec: dict, flags: dict, vocab_size: int | None =
     that sets it (`flags`: {feature: (flag name, flag value)}; the message names the value the records need), or
     input ids outside the vocabulary. Local files are walked header by header; the first record is parsed."""
     for path in files:
-        if "://" not in path:
+        if not is_remote(path):
             try:
                 count = count_records(path)
             except ValueError as e:

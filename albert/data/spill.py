@@ -13,6 +13,7 @@ import shutil
 import struct
 
 from albert.data.tfrecord import frame
+from albert.ground.paths import is_remote, open_file
 
 _HEADER = struct.Struct("<QIIIII")  # key, four tie-breakers, record length
 
@@ -70,14 +71,9 @@ def merge_bucket(directory: str, bucket: int, first_index: int, num_outputs: int
 def assemble(directory: str, buckets: int, paths: list):
     """Concatenate each output's parts in bucket order into `paths` (local files or tf.io.gfile URLs)."""
     for output, path in enumerate(paths):
-        if "://" in path:
-            import tensorflow as tf
-
-            target = tf.io.gfile.GFile(path, "wb")
-        else:
-            if os.path.dirname(path):
-                os.makedirs(os.path.dirname(path), exist_ok=True)
-            target = open(path, "wb")
+        if not is_remote(path) and os.path.dirname(path):
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+        target = open_file(path, "wb")
         with target:
             for bucket in range(buckets):
                 part = os.path.join(directory, f"part-{output:04d}-{bucket:05d}")

@@ -6,6 +6,8 @@ import struct
 
 import google_crc32c
 
+from albert.ground.paths import is_remote
+
 _MASK_DELTA = 0xA282EAD8
 
 
@@ -23,7 +25,7 @@ class TFRecordWriter:
     """`with TFRecordWriter(path) as w: w.write(record)`: the same bytes as tf.io.TFRecordWriter."""
 
     def __init__(self, path: str):
-        if "://" in path:
+        if is_remote(path):
             import tensorflow as tf
 
             self._tf_writer, self._file = tf.io.TFRecordWriter(path), None

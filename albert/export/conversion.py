@@ -16,11 +16,11 @@ import keras
 import tensorflow as tf
 from safetensors.numpy import save_file
 
-from albert.atomic import replacing_directory
+from albert.ground.atomic import replacing_directory
 from albert.config import AlbertConfig
-from albert.errors import AlbertError
+from albert.ground.errors import AlbertError
 from albert.model.loading import CLASSES
-from albert.rundir import BEST_CHECKPOINT
+from albert.ground.rundir import BEST_CHECKPOINT
 from albert.weights import huggingface, keras_hub
 from albert.weights.loader import check_vocabulary, load_weights, model_class_for, model_directory_files
 from albert.weights.original import encoder_of

@@ -21,11 +21,11 @@ import os
 import keras
 import tensorflow as tf
 
-from albert.atomic import replacing_directory
+from albert.ground.atomic import replacing_directory
 from albert.config import AlbertConfig
 from albert.data.buckets import cut_to_bucket
 from albert.data.features import boundaries
-from albert.errors import AlbertError
+from albert.ground.errors import AlbertError
 from albert.export.litert import export_tflite, file_length
 from albert.export.savedmodel import HUB_INPUTS, encoder_inputs, int_spec, root_with_variables, save
 from albert.export.tflite_metadata import describe

@@ -27,9 +27,9 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from albert.atomic import replacing_file
-from albert.cli import TFLITE_LENGTHS, TFLITE_QUANTIZATIONS
-from albert.errors import AlbertError
+from albert.ground.atomic import replacing_file
+from albert.ground.cli import TFLITE_LENGTHS, TFLITE_QUANTIZATIONS
+from albert.ground.errors import AlbertError
 from albert.export.savedmodel import PER_POSITION, named_outputs
 from albert.export.tflite_metadata import with_metadata
 from albert.model.serialization import float32_copy

@@ -8,7 +8,7 @@ import shutil
 
 import tensorflow as tf
 
-from albert.atomic import replacing_directory
+from albert.ground.atomic import replacing_directory
 
 HUB_INPUTS = ("input_word_ids", "input_mask", "input_type_ids")
 PER_POSITION = ("start_logits", "end_logits", "sequence_output")  # outputs whose second axis is the sequence

@@ -28,8 +28,8 @@ import tensorflow as tf
 from tensorflow.lite.python import schema_py_generated as schema
 from tensorflow.lite.tools import flatbuffer_utils
 
-from albert.cli import TFLITE_METADATA
-from albert.errors import AlbertError
+from albert.ground.cli import TFLITE_METADATA
+from albert.ground.errors import AlbertError
 from albert.text.device_spm import preprocessing_model
 
 METADATA_NAME = "TFLITE_METADATA"

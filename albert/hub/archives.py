@@ -7,7 +7,7 @@ import os
 import shutil
 import tarfile
 
-from albert.errors import AlbertError
+from albert.ground.errors import AlbertError
 
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar")
 

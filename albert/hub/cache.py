@@ -15,7 +15,7 @@ import shutil
 import socket
 import time
 
-from albert.errors import AlbertError
+from albert.ground.errors import AlbertError
 from albert.hub import archives, download, endpoints
 
 

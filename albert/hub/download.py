@@ -11,7 +11,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-from albert.errors import AlbertError
+from albert.ground.errors import AlbertError
 from albert.hub.endpoints import token_variable
 
 CHUNK = 1 << 20

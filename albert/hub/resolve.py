@@ -20,8 +20,9 @@ import os
 import re
 import urllib.parse
 
-from albert.errors import AlbertError
+from albert.ground.errors import AlbertError
 from albert.hub import archives, cache, download, endpoints, names
+from albert.ground.paths import is_remote
 
 HF_FILES = ["config.json", "spiece.model", "tokenizer_config.json"]
 HF_WEIGHTS = (["model.safetensors", "model.safetensors.index.json", "model-*.safetensors"],  # preferred
@@ -46,7 +47,7 @@ def resolve(reference: str) -> str:
             target = os.path.join(cache.root(), "urls", cache.key(reference))
             return cache.fetched(reference, url, target)
         return tfhub(reference)
-    if "://" in reference:  # gs://, hdfs://, ...: TensorFlow's file systems read these where they are
+    if is_remote(reference):  # gs://, hdfs://, ...: TensorFlow's file systems read these where they are
         return reference
     if reference in names.NAMES:
         return resolve(names.NAMES[reference])

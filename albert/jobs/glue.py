@@ -6,19 +6,16 @@ import os
 
 import keras
 import numpy as np
-import tensorflow as tf
 
-from albert.atomic import write_text
-from albert.config import AlbertConfig
+from albert.ground.atomic import write_text
 from albert.data.buckets import in_original_order
 from albert.data.features import PACKED_INPUTS, boundaries
 from albert.data.readers import classifier_dataset, classifier_decoder, prediction_batches
-from albert.errors import AlbertError
 from albert.export import litert
 from albert.export.onnx import export_onnx
 from albert.export.serving import export_classifier
 from albert.export.tflite_metadata import describe
-from albert.jobs.outputs import append_eval_results, begin_training
+from albert.jobs.outputs import append_eval_results, begin_training, record_model_files
 from albert.model.task_models import AlbertClassifier
 from albert.tasks.classification import cached_features, classification_loss, predict
 from albert.tasks.glue import get_task
@@ -26,9 +23,9 @@ from albert.tasks.metrics import best_key, glue_metrics
 from albert.text.tokenization import FullTokenizer
 from albert.train.optimizers import create_optimizer
 from albert.train.settings import Runtime
-from albert.train.setup import fine_tuning_trainer, setup
+from albert.train.setup import begin_job, check_batch_split, fine_tuning_trainer
 from albert.weights.loader import init_from_checkpoint
-from albert.weights.run_checkpoints import evaluate_each, prediction_checkpoint, record_best
+from albert.weights.run_checkpoints import best_trial, evaluate_each, prediction_checkpoint, record_best
 
 # The GLUE server's file name for each task's predictions.
 SUBMISSION_NAMES = {"cola": "CoLA", "mnli": "MNLI-m", "mismnli": "MNLI-mm", "mrpc": "MRPC", "qnli": "QNLI",
@@ -81,8 +78,7 @@ def run(settings: GlueRun, runtime: Runtime):
         keras.backend.clear_session()
         directory = os.path.join(settings.output_dir, f"seed_{seed}")
         FineTuning(settings, runtime, seed, directory).run()
-        with open(os.path.join(directory, "best_trial.txt")) as f:
-            best[seed] = float(f.read().split(":")[2])
+        best[seed] = best_trial(directory)[2]
     key, values = best_key(get_task(settings.task_name).name), np.array(list(best.values()))
     lines = [f"seed {seed}: best {key} {value:.4f}" for seed, value in best.items()]
     lines.append(f"{key} over {len(seeds)} seeds: mean {values.mean():.4f}, median {np.median(values):.4f}, best "
@@ -97,14 +93,11 @@ class FineTuning:
     def __init__(self, settings: GlueRun, runtime: Runtime, seed: int, output_dir: str):
         self.settings, self.seed, self.output_dir = settings, seed, output_dir
         self.task = task = get_task(settings.task_name)
-        strategy = setup(runtime, seed)
-        self.config = config = AlbertConfig.from_json_file(settings.albert_config_file)
+        strategy, self.config = begin_job(runtime, settings.albert_config_file, output_dir, seed)
+        config = self.config
         self.tokenizer = FullTokenizer(settings.vocab_file, settings.do_lower_case, settings.spm_model_file)
         self.cached_dir = settings.cached_dir or settings.output_dir  # one feature cache for every seed
-        if settings.train_batch_size % strategy.num_replicas_in_sync:
-            raise AlbertError(f"--train_batch_size {settings.train_batch_size} must divide evenly over "
-                              f"{strategy.num_replicas_in_sync} replica(s)")
-        tf.io.gfile.makedirs(output_dir)
+        check_batch_split("train_batch_size", settings.train_batch_size, strategy.num_replicas_in_sync)
         with strategy.scope():
             self.model = AlbertClassifier(config, num_labels=1 if task.is_regression else len(task.labels))
             optimizer = create_optimizer(settings.learning_rate, settings.train_step, settings.warmup_step,
@@ -128,9 +121,12 @@ class FineTuning:
         if s.export_dir:
             self.export()
 
-    def features(self, split: str) -> tuple:
+    def features(self, split: str, resumed: int | None = None) -> tuple:
+        """(record, examples) of a split; with `resumed` (the step a run resumes from) a stale record in the run's
+        directory is refused, not rebuilt (albert.data.cache.build)."""
         s = self.settings
-        return cached_features(self.task, s.data_dir, split, self.tokenizer, s.max_seq_length, self.cached_dir)
+        return cached_features(self.task, s.data_dir, split, self.tokenizer, s.max_seq_length, self.cached_dir,
+                               resumed_run=None if resumed is None else self.output_dir)
 
     def train_dataset(self, path: str, batch_size: int, context=None):
         """Training batches: the original's, or grouped by length."""
@@ -151,10 +147,11 @@ class FineTuning:
 
     def train(self):
         s = self.settings
-        train_file, _ = self.features("train")
-        begin_training(self.model, self.output_dir, s.init_checkpoint, self.config, s.spm_model_file)
+        resumed = begin_training(self.trainer, s.init_checkpoint)
+        train_file, _ = self.features("train", resumed)
         self.trainer.train(lambda ctx, batch: self.train_dataset(train_file, batch, ctx),
-                           on_checkpoint=self.evaluate if s.do_eval else None)
+                           on_checkpoint=self.evaluate if s.do_eval else None,
+                           on_started=lambda: record_model_files(self.output_dir, self.config, s.spm_model_file))
 
     def dev_metrics(self, logits, examples) -> tuple:
         task = self.task
@@ -174,7 +171,7 @@ class FineTuning:
             results["eval_loss"] = float(-log_probs[np.arange(len(gold)), gold].mean())
         results["global_step"] = step
         append_eval_results(os.path.join(self.output_dir, "eval_results.txt"), results)
-        self.trainer.write_summaries("eval", results, step)
+        self.trainer.summaries.write("eval", results, step)
         key = best_key(self.task.name)
         best_step, best_value = record_best(self.model, self.output_dir, step, results[key])
         print(f"eval step {step}: " + " ".join(f"{k} {v:.4f}" for k, v in sorted(results.items())

@@ -5,7 +5,9 @@ import os
 
 import tensorflow as tf
 
-from albert.atomic import copy_file, write_text
+from albert.ground.atomic import copy_file, write_text
+from albert.ground.paths import is_remote
+from albert.text.tokenization import vocab_beside
 from albert.weights.loader import init_from_checkpoint
 
 
@@ -25,11 +27,11 @@ def record_model_files(output_dir: str, config, spm_model_file: str | None = Non
     """Make `output_dir` a model directory in the release layout, as `python -m albert.convert`, `export_to_tfhub.py`
     and `from_pretrained` read it: the config the run trained with as `albert_config.json` (the original's keys,
     whatever format it was given in) and a copy of the SentencePiece model (and its .vocab) when the run has one."""
-    if "://" in output_dir:
+    if is_remote(output_dir):
         return
     config.to_json_file(os.path.join(output_dir, "albert_config.json"))
-    if spm_model_file and "://" not in spm_model_file:
-        vocab = spm_model_file[:-len(".model")] + ".vocab" if spm_model_file.endswith(".model") else None
+    if spm_model_file and not is_remote(spm_model_file):
+        vocab = vocab_beside(spm_model_file)
         for source in (spm_model_file, vocab):
             if source and os.path.isfile(source):
                 target = os.path.join(output_dir, os.path.basename(source))
@@ -37,10 +39,13 @@ def record_model_files(output_dir: str, config, spm_model_file: str | None = Non
                     copy_file(source, target)
 
 
-def begin_training(model, output_dir: str, init_checkpoint: str | None, config, spm_model_file: str | None = None,
-                   init_from_group0: bool = False):
-    """Before the first step: warm-start from `init_checkpoint` unless the run resumes from its own checkpoint in
-    `output_dir`, and record the model files there (record_model_files)."""
-    if tf.train.latest_checkpoint(output_dir) is None and init_checkpoint:
-        print(init_from_checkpoint(model, init_checkpoint, init_from_group0))
-    record_model_files(output_dir, config, spm_model_file)
+def begin_training(trainer, init_checkpoint: str | None, init_from_group0: bool = False) -> int | None:
+    """Before the run writes anything: refuse a checkpoint of another model in the output directory
+    (albert.train.run_state.RunState.check_resumable), and warm-start from `init_checkpoint` unless the run resumes
+    from its own checkpoint. The step it resumes from, or None. The model files are recorded only once training
+    has started (Trainer.train's `on_started`: record_model_files), so a refused run leaves the directory as it
+    was."""
+    resumed = trainer.state.check_resumable()
+    if resumed is None and init_checkpoint:
+        print(init_from_checkpoint(trainer.model, init_checkpoint, init_from_group0))
+    return resumed

@@ -8,19 +8,17 @@ import os
 
 import tensorflow as tf
 
-from albert.atomic import write_text
-from albert.config import AlbertConfig
+from albert.ground.atomic import write_text
 from albert.data.features import PACKED_INPUTS, pretraining_features
 from albert.data.readers import check_records, expand_files, pretraining_dataset
-from albert.errors import AlbertError
-from albert.jobs.outputs import append_eval_results, begin_training
+from albert.jobs.outputs import append_eval_results, begin_training, record_model_files
 from albert.model.task_models import AlbertPretrainer
-from albert.rundir import BEST_CHECKPOINT
+from albert.ground.rundir import BEST_CHECKPOINT
 from albert.tasks.pretraining import pretraining_loss
 from albert.train.loop import Trainer
 from albert.train.optimizers import create_optimizer
 from albert.train.settings import Runtime
-from albert.train.setup import loop_config, setup
+from albert.train.setup import begin_job, check_batch_split, loop_config
 from albert.weights.run_checkpoints import evaluate_each
 from albert.weights.tf_checkpoints import save_original_checkpoint
 
@@ -60,8 +58,8 @@ class Pretraining:
     def __init__(self, settings: PretrainingRun, runtime: Runtime):
         s = self.settings = settings
         self.runtime = runtime
-        strategy = setup(runtime)
-        self.config = config = AlbertConfig.from_json_file(s.albert_config_file)
+        strategy, self.config = begin_job(runtime, s.albert_config_file, s.output_dir)
+        config = self.config
         self.train_files = expand_files(s.input_file)
         self.eval_files = expand_files(s.eval_file) if s.eval_file else self.train_files
         spec = pretraining_features(s.max_seq_length, s.max_predictions_per_seq)
@@ -72,12 +70,8 @@ class Pretraining:
         check_records(sorted(used), spec, lengths, config.vocab_size, "pretraining records")
         replicas = strategy.num_replicas_in_sync
         accumulation = runtime.gradient_accumulation_steps
-        if s.train_batch_size % (accumulation * replicas):
-            raise AlbertError(f"--train_batch_size {s.train_batch_size} must divide evenly over "
-                              f"{replicas} replica(s) x {accumulation} accumulation step(s)")
-        if s.eval_batch_size % replicas:
-            raise AlbertError(f"--eval_batch_size {s.eval_batch_size} must divide evenly over {replicas} replica(s)")
-        tf.io.gfile.makedirs(s.output_dir)
+        check_batch_split("train_batch_size", s.train_batch_size, replicas, accumulation)
+        check_batch_split("eval_batch_size", s.eval_batch_size, replicas)
         with strategy.scope():
             self.model = AlbertPretrainer(config)
             optimizer = create_optimizer(s.learning_rate, s.num_train_steps, s.num_warmup_steps, s.optimizer,
@@ -100,10 +94,10 @@ class Pretraining:
     def run(self):
         s = self.settings
         if s.do_train:
-            begin_training(self.model, s.output_dir, s.init_checkpoint, self.config,
-                           init_from_group0=s.init_from_group0)
+            begin_training(self.trainer, s.init_checkpoint, s.init_from_group0)
             self.trainer.train(self.dataset_fn(self.train_files, True),
-                               on_checkpoint=self.evaluate if s.do_eval else None)
+                               on_checkpoint=self.evaluate if s.do_eval else None,
+                               on_started=lambda: record_model_files(s.output_dir, self.config))
         elif s.do_eval:
             evaluate_each(self.model, s.output_dir, self.evaluate)
 
@@ -115,7 +109,7 @@ class Pretraining:
         results["loss"] = results["masked_lm_loss"] + results["sentence_order_loss"]
         results["global_step"] = step
         append_eval_results(os.path.join(s.output_dir, "eval_results.txt"), results)
-        self.trainer.write_summaries("eval", results, step)
+        self.trainer.summaries.write("eval", results, step)
         print("eval " + " ".join(f"{k} {results[k]:.4f}" for k in sorted(results) if k != "global_step"))
         if results["masked_lm_accuracy"] > self.best.get("masked_lm_accuracy", -math.inf):
             self.best.update(results)

@@ -5,27 +5,23 @@ import dataclasses
 import json
 import os
 
-from albert.atomic import write_text
-from albert.config import AlbertConfig
+from albert.ground.atomic import write_text
 from albert.data import cache
 from albert.data.features import PACKED_INPUTS, boundaries
 from albert.data.readers import prediction_batches, race_dataset, race_decoder
 from albert.export.litert import file_length
 from albert.export.serving import export_packed
 from albert.export.tflite_metadata import describe
-from albert.jobs.outputs import append_eval_results, begin_training, write_results
+from albert.jobs.outputs import append_eval_results, begin_training, record_model_files, write_results
 from albert.model.task_models import AlbertMultipleChoice
 from albert.tasks.classification import predict
-from albert.tasks.race import accuracy_by_level, race_loss, read_examples, write_features
+from albert.tasks.race import NUM_CHOICES, accuracy_by_level, race_loss, read_examples, write_features
 from albert.text.tokenization import FullTokenizer
 from albert.train.optimizers import create_optimizer
 from albert.train.settings import Runtime
-from albert.train.setup import fine_tuning_trainer, setup
+from albert.train.setup import begin_job, fine_tuning_trainer
 from albert.weights.loader import init_from_checkpoint
 from albert.weights.run_checkpoints import evaluate_each, prediction_checkpoint, record_best
-
-CHOICES = 4
-
 
 @dataclasses.dataclass(frozen=True)
 class RaceRun:
@@ -72,17 +68,16 @@ class RaceFineTuning:
     def __init__(self, settings: RaceRun, runtime: Runtime):
         s = self.settings = settings
         self.runtime = runtime
-        strategy = setup(runtime)
-        self.config = config = AlbertConfig.from_json_file(s.albert_config_file)
+        strategy, self.config = begin_job(runtime, s.albert_config_file, s.output_dir)
+        config = self.config
         self.tokenizer = FullTokenizer(s.vocab_file, s.do_lower_case, s.spm_model_file)
-        os.makedirs(s.output_dir, exist_ok=True)
         with strategy.scope():
-            self.model = AlbertMultipleChoice(config, num_choices=CHOICES, dropout_prob=s.dropout_prob)
+            self.model = AlbertMultipleChoice(config, num_choices=NUM_CHOICES, dropout_prob=s.dropout_prob)
             optimizer = create_optimizer(s.learning_rate, s.train_step, s.warmup_step, "adamw", model=self.model)
         self.bounds = boundaries(s.max_seq_length, s.length_buckets)
         self.trainer = fine_tuning_trainer(runtime, strategy, self.model, optimizer, race_loss, config, s.output_dir,
                                            s.train_step, s.train_batch_size, s.max_seq_length, self.bounds,
-                                           examples_per_row=CHOICES)
+                                           examples_per_row=NUM_CHOICES)
 
     def run(self):
         s = self.settings
@@ -98,7 +93,7 @@ class RaceFineTuning:
                                  "length]) -> a logit per option.", s.spm_model_file, s.vocab_file, s.do_lower_case)
             report = export_packed(self.model, PACKED_INPUTS, None, s.export_dir,
                                    file_length(s.max_seq_length, self.bounds, s.tflite_length), s.tflite_quantization,
-                                   rows_per_example=CHOICES, described=described, onnx_export=s.onnx_export)
+                                   rows_per_example=NUM_CHOICES, described=described, onnx_export=s.onnx_export)
             print(f"exported the serving model to {s.export_dir} and {report['path']} ({report['bytes']:,} bytes)"
                   + (f" and model.onnx ({s.onnx_export})" if s.onnx_export != "none" else ""))
         if s.do_predict:
@@ -109,16 +104,17 @@ class RaceFineTuning:
             write_results(os.path.join(s.output_dir, "predict_results.txt"), results)
             print("test " + " ".join(f"{k} {v:.4f}" for k, v in sorted(results.items())))
 
-    def features(self, split: str, path: str | None) -> tuple:
-        """The split's feature record, rebuilt unless made from these examples, tokenizer and settings."""
+    def features(self, split: str, path: str | None, resumed: int | None = None) -> tuple:
+        """The split's feature record, rebuilt unless made from these examples, tokenizer and settings (with
+        `resumed`, the step a run resumes from, a stale record in the run's directory is refused)."""
         s = self.settings
         examples = read_examples(s.data_dir, split, s.high_only, s.middle_only)
         name = {"dev": "eval", "test": "predict"}.get(split, split)
         path = path or os.path.join(s.output_dir, f"{name}.tf_record")
         key = cache.cache_key(examples, self.tokenizer, split=split, max_seq_length=s.max_seq_length,
-                                      max_qa_length=s.max_qa_length)
-        cache.build(path, key, lambda out: write_features(examples, self.tokenizer, s.max_seq_length,
-                                                                  s.max_qa_length, out))
+                              max_qa_length=s.max_qa_length)
+        cache.build(path, key, lambda out: write_features(examples, self.tokenizer, s.max_seq_length, s.max_qa_length,
+                                                          out), None if resumed is None else s.output_dir)
         return path, examples
 
     def predictions_of(self, split: str, path: str | None, batch_size: int) -> tuple:
@@ -129,19 +125,20 @@ class RaceFineTuning:
 
     def train(self):
         s = self.settings
-        train_path, _ = self.features("train", s.train_file)
-        begin_training(self.model, s.output_dir, s.init_checkpoint, self.config, s.spm_model_file)
+        resumed = begin_training(self.trainer, s.init_checkpoint)
+        train_path, _ = self.features("train", s.train_file, resumed)
         grouped = self.bounds if s.group_by_length else None
         self.trainer.train(lambda ctx, batch: race_dataset([train_path], s.max_seq_length, batch, True, ctx,
                                                            seed=self.runtime.random_seed, group_by_length=grouped),
-                           on_checkpoint=self.evaluate if s.do_eval else None)
+                           on_checkpoint=self.evaluate if s.do_eval else None,
+                           on_started=lambda: record_model_files(s.output_dir, self.config, s.spm_model_file))
 
     def evaluate(self, step: int, _path=None):
         s = self.settings
         predictions, examples = self.predictions_of("dev", s.eval_file, s.eval_batch_size)
         results = dict(accuracy_by_level(examples, predictions), global_step=step)
         append_eval_results(os.path.join(s.output_dir, "eval_results.txt"), results)
-        self.trainer.write_summaries("eval", results, step)
+        self.trainer.summaries.write("eval", results, step)
         record_best(self.model, s.output_dir, step, results["eval_accuracy"])
         print(f"eval step {step}: " + " ".join(f"{k} {v:.4f}" for k, v in sorted(results.items())
                                                  if k != "global_step"))

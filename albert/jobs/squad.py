@@ -7,15 +7,14 @@ import json
 import os
 import random
 
-from albert.atomic import write_text
-from albert.config import AlbertConfig
+from albert.ground.atomic import write_text
 from albert.data.features import boundaries
 from albert.data.readers import prediction_batches, squad_dataset, squad_decoder
-from albert.errors import AlbertError
+from albert.ground.errors import AlbertError
 from albert.export import litert
 from albert.export.serving import export_squad
 from albert.export.tflite_metadata import describe
-from albert.jobs.outputs import append_eval_results, begin_training, write_results
+from albert.jobs.outputs import append_eval_results, begin_training, record_model_files, write_results
 from albert.model.task_models import AlbertSquadV1, AlbertSquadV2
 from albert.tasks import squad
 from albert.tasks.squad_eval import evaluate_v1, evaluate_v2
@@ -23,7 +22,7 @@ from albert.tasks.squad_predictions import apply_null_threshold, decode, keyed_o
 from albert.text.tokenization import load_sentencepiece
 from albert.train.optimizers import create_optimizer
 from albert.train.settings import Runtime
-from albert.train.setup import fine_tuning_trainer, setup
+from albert.train.setup import begin_job, check_batch_split, fine_tuning_trainer
 from albert.weights.loader import init_from_checkpoint
 from albert.weights.run_checkpoints import prediction_checkpoint, record_best
 
@@ -81,10 +80,9 @@ class SquadFineTuning:
         s = self.settings = settings
         self.version_2 = s.version_2_with_negative
         self.bounds = boundaries(s.max_seq_length, s.length_buckets)
-        strategy = setup(runtime)
-        self.config = config = AlbertConfig.from_json_file(s.albert_config_file)
+        strategy, self.config = begin_job(runtime, s.albert_config_file, s.output_dir)
+        config = self.config
         self.sp_model = load_sentencepiece(s.spm_model_file)
-        os.makedirs(s.output_dir, exist_ok=True)
         with strategy.scope():
             self.model = (AlbertSquadV2(config, s.start_n_top, s.end_n_top, s.dropout_prob) if self.version_2
                           else AlbertSquadV1(config))
@@ -97,9 +95,7 @@ class SquadFineTuning:
             if self.num_train_steps < 1:
                 raise AlbertError(f"--num_train_epochs {s.num_train_epochs} over {len(self.examples)} questions at "
                                   f"--train_batch_size {s.train_batch_size} makes no training step")
-            if s.train_batch_size % strategy.num_replicas_in_sync:
-                raise AlbertError(f"--train_batch_size {s.train_batch_size} must divide evenly over "
-                                  f"{strategy.num_replicas_in_sync} replica(s)")
+            check_batch_split("train_batch_size", s.train_batch_size, strategy.num_replicas_in_sync)
         self.predict = self._predict_inputs() if s.do_predict else None
         self.trainer = None
 
@@ -155,8 +151,6 @@ class SquadFineTuning:
 
     def train(self):
         s = self.settings
-        record = s.train_feature_file or os.path.join(s.output_dir, "train.tf_record")
-        squad.cached_features(self.examples, self.sp_model, s.features, True, record, record + ".json")
         with self.strategy.scope():
             optimizer = create_optimizer(s.learning_rate, self.num_train_steps,
                                          int(self.num_train_steps * s.warmup_proportion), "adamw", model=self.model)
@@ -166,18 +160,22 @@ class SquadFineTuning:
                                            squad.squad_v2_loss if self.version_2 else squad.squad_v1_loss,
                                            self.config, s.output_dir, self.num_train_steps, s.train_batch_size,
                                            s.max_seq_length, bounds)
-        begin_training(self.model, s.output_dir, s.init_checkpoint, self.config, s.spm_model_file)
+        resumed = begin_training(self.trainer, s.init_checkpoint)
+        record = s.train_feature_file or os.path.join(s.output_dir, "train.tf_record")
+        squad.cached_features(self.examples, self.sp_model, s.features, True, record, record + ".json",
+                              resumed_run=None if resumed is None else s.output_dir)
         grouped = bounds if s.group_by_length else None
         self.trainer.train(lambda ctx, batch: squad_dataset([record], s.max_seq_length, batch, True, ctx,
                                                             seed=self.runtime.random_seed, group_by_length=grouped),
-                           on_checkpoint=self.evaluate if self.predict and self.predict["has_answers"] else None)
+                           on_checkpoint=self.evaluate if self.predict and self.predict["has_answers"] else None,
+                           on_started=lambda: record_model_files(s.output_dir, self.config, s.spm_model_file))
 
     def evaluate(self, step: int, _path=None):
         s = self.settings
         results = self.predict_and_write()
         results["global_step"] = step
         append_eval_results(os.path.join(s.output_dir, "eval_results.txt"), results)
-        self.trainer.write_summaries("eval", results, step)
+        self.trainer.summaries.write("eval", results, step)
         best_step, best_value = record_best(self.model, s.output_dir, step, results["f1"])
         print(f"eval step {step}: " + " ".join(f"{k} {results[k]:.4f}" for k in ("exact", "exact_match", "f1")
                                                  if k in results) + f" | best f1 {best_value:.4f} at step {best_step}")

@@ -17,10 +17,11 @@ import tensorflow as tf
 from keras import ops
 
 from albert.config import AlbertConfig
-from albert.errors import AlbertError
-from albert.model.pretrained import PretrainedMixin
+from albert.ground.errors import AlbertError
+from albert.model.from_pretrained import FromPretrained
 from albert.model.recompute import recomputed_sequence, seed_generators
 from albert.model.serialization import ConfigSerializable, register
+from albert.model.text_inputs import TextInputs
 
 LAYER_NORM_EPSILON = 1e-12
 
@@ -151,7 +152,7 @@ class FeedForwardBlock(keras.layers.Layer):
 
 
 @register
-class AlbertEncoder(PretrainedMixin, ConfigSerializable, keras.Model):
+class AlbertEncoder(FromPretrained, TextInputs, ConfigSerializable, keras.Model):
     """The ALBERT encoder.
 
     Call with a dict of int32 [B,T] tensors `input_ids`, `input_mask` (default all ones), `segment_ids` (default

@@ -6,7 +6,7 @@ import keras
 import tensorflow as tf
 
 from albert.data.features import PACKED_INPUTS
-from albert.errors import AlbertError
+from albert.ground.errors import AlbertError
 from albert.model.serialization import register
 from albert.text.graph_tokenizer import InGraphTokenizer
 

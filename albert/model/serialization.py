@@ -7,8 +7,9 @@ import contextlib
 import os
 
 import keras
+import tensorflow as tf
 
-from albert.atomic import replacing_directory, replacing_file
+from albert.ground.atomic import replacing_directory, replacing_file
 from albert.config import AlbertConfig
 from albert.data.buckets import cut_to_bucket
 from albert.data.features import boundaries
@@ -62,7 +63,6 @@ class ConfigSerializable:
         temporary name and renamed into place; its `serve` endpoint returns `serving_outputs`. A model with a
         preprocessor (from_pretrained) also serves raw strings: `serve_text(texts)` and `serve_text_pairs(text_a,
         text_b)`, each request computed only up to its longest text's length bucket (albert.data.buckets)."""
-        import tensorflow as tf
 
         model = float32_copy(self)
         if input_signature is None:

@@ -7,17 +7,19 @@ stock Keras losses and metrics and `predict` returns nothing else; the hidden st
 """
 
 import keras
+import tensorflow as tf
 from keras import ops
 
 from albert.config import AlbertConfig
 from albert.data.features import PACKED_INPUTS
 from albert.model import heads
 from albert.model.encoder import AlbertEncoder
-from albert.model.pretrained import PretrainedMixin
+from albert.model.from_pretrained import FromPretrained
 from albert.model.serialization import ConfigSerializable, register
+from albert.model.text_inputs import TextInputs
 
 
-class _EncoderWithHeads(PretrainedMixin, ConfigSerializable, keras.Model):
+class _EncoderWithHeads(FromPretrained, TextInputs, ConfigSerializable, keras.Model):
     """Builds every head as soon as the model is made, so weights exist before the first call (for checkpoint
     loading and parameter counts)."""
 
@@ -72,7 +74,7 @@ class AlbertClassifier(_EncoderWithHeads):
 
     checkpoint_heads = ("classifier",)
     config_arguments = ("num_labels", "dropout_prob")
-    cuts_batches = True  # fit / evaluate / predict compute only real tokens (albert.model.pretrained)
+    cuts_batches = True  # fit / evaluate / predict compute only real tokens (albert.model.text_inputs)
 
     def __init__(self, config: AlbertConfig, num_labels: int, dropout_prob: float = 0.1,
                  name="albert_classifier", **kwargs):
@@ -160,8 +162,6 @@ class AlbertMultipleChoice(_EncoderWithHeads):
     def features_from_text(self, texts) -> dict:
         """(contexts [B], endings [B,C]) -> [B,C,T] features, each choice packed as the pair (context, ending); or
         endings [B,C] alone as single segments."""
-        import tensorflow as tf
-
         parts = list(texts) if isinstance(texts, (tuple, list)) else [texts]
         endings = tf.convert_to_tensor(parts[-1], tf.string)
         choices = tf.shape(endings)[-1]

@@ -5,7 +5,7 @@ import os
 import numpy as np
 import tensorflow as tf
 
-from albert.atomic import replacing_file
+from albert.ground.atomic import replacing_file
 from albert.data import cache
 from albert.data.buckets import in_original_order
 from albert.data.example_proto import serialize_examples
@@ -30,9 +30,10 @@ def write_features(features: list, path: str, max_seq_length: int, regression: b
             writer.write(record)
 
 
-def cached_features(task: Task, data_dir: str, split: str, tokenizer, max_seq_length: int, cached_dir: str) -> tuple:
+def cached_features(task: Task, data_dir: str, split: str, tokenizer, max_seq_length: int, cached_dir: str,
+                    resumed_run: str | None = None) -> tuple:
     """(TFRecord path, examples) of a split; the records are built once and reused while the examples, the
-    tokenizer and max_seq_length are the same (albert.data.cache)."""
+    tokenizer and max_seq_length are the same (albert.data.cache; `resumed_run`: cache.refuse_rebuild)."""
     examples = read_examples(task, data_dir, split)
     os.makedirs(cached_dir, exist_ok=True)
     name = {"dev": "eval", "test": "predict"}.get(split, split)
@@ -40,7 +41,7 @@ def cached_features(task: Task, data_dir: str, split: str, tokenizer, max_seq_le
     key = cache.cache_key(examples, tokenizer, task=task.name, split=split, max_seq_length=max_seq_length)
     cache.build(path, key, lambda out: write_features(
         [convert_example(e, task, max_seq_length, tokenizer) for e in examples], out, max_seq_length,
-        task.is_regression))
+        task.is_regression), resumed_run)
     return path, examples
 
 

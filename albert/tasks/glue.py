@@ -11,8 +11,8 @@ import dataclasses
 import io
 import os
 
-from albert.errors import AlbertError
-from albert.textfiles import read_text
+from albert.ground.errors import AlbertError
+from albert.ground.textfiles import read_text
 
 csv.field_size_limit(1 << 30)
 

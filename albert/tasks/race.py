@@ -10,13 +10,13 @@ import glob
 import json
 import os
 
-from albert.atomic import replacing_file
+from albert.ground.atomic import replacing_file
 from albert.data.example_proto import serialize_examples
 from albert.data.features import PACKED_INPUTS
 from albert.data.tfrecord import TFRecordWriter
-from albert.errors import AlbertError
+from albert.ground.errors import AlbertError
 from albert.text.tokenization import preprocess_text
-from albert.textfiles import read_text
+from albert.ground.textfiles import read_text
 
 LEVELS = ("middle", "high")
 NUM_CHOICES = 4

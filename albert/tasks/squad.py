@@ -17,13 +17,13 @@ import difflib
 import json
 import os
 
-from albert import textfiles
-from albert.atomic import replacing_files
+from albert.ground import textfiles
+from albert.ground.atomic import replacing_files
 from albert.data import cache
 from albert.data.example_proto import serialize_examples
 from albert.data.features import PACKED_INPUTS, squad_features
 from albert.data.tfrecord import TFRecordWriter
-from albert.errors import AlbertError
+from albert.ground.errors import AlbertError
 from albert.text.tokenization import SPIECE_UNDERLINE, encode_ids, encode_pieces, preprocess_text
 
 MIN_ALIGNED = 0.8
@@ -315,10 +315,10 @@ def write_features(examples: list, sp_model, settings: Settings, is_training: bo
 
 
 def cached_features(examples: list, sp_model, settings: Settings, is_training: bool, record_path: str,
-                    metadata_path: str, log=print) -> dict:
+                    metadata_path: str, log=print, resumed_run: str | None = None) -> dict:
     """The metadata of the feature files, built once: reused while the examples as read (answers included), the
     SentencePiece model, the settings and the record (its size) are the ones it was built from; else rebuilt, and
-    the reason logged (albert.data.cache's key, stored in the metadata)."""
+    the reason logged (albert.data.cache's key, stored in the metadata; `resumed_run`: cache.refuse_rebuild)."""
     key = {"settings": dataclasses.asdict(settings), "training": is_training, "examples": len(examples),
            "examples_sha256": cache.examples_digest(examples),
            "tokenizer_sha256": cache.tokenizer_digest(sp_model)}
@@ -331,6 +331,7 @@ def cached_features(examples: list, sp_model, settings: Settings, is_training: b
         reason = cache.stale_reason(record_path, stored, key)
         if reason is None:
             return metadata
+        cache.refuse_rebuild(record_path, reason, resumed_run)
         log(f"rebuilding {record_path}: {reason}")
     counts = write_features(examples, sp_model, settings, is_training, record_path, metadata_path, log, key)
     log(f"SQuAD features: {counts['examples']} questions -> {counts['features']} features in {record_path}"

@@ -21,10 +21,10 @@ import re
 import string
 import sys
 
-from albert.atomic import write_text
-from albert.cli import ArgumentParser, check_output_path
-from albert.errors import AlbertError
-from albert.textfiles import load_json
+from albert.ground.atomic import write_text
+from albert.ground.cli import ArgumentParser, check_output_path
+from albert.ground.errors import AlbertError
+from albert.ground.textfiles import load_json
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
 _PUNCTUATION = frozenset(string.punctuation)

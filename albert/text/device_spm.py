@@ -24,7 +24,7 @@ import unicodedata
 import sentencepiece as spm
 
 from albert.text.tokenization import ends_in_digit_comma, preprocess_text
-from albert.wire import fields, length_delimited, replace_field, rewrite_fields, varint_field
+from albert.ground.wire import fields, length_delimited, replace_field, rewrite_fields, varint_field
 
 MODEL_PIECES, MODEL_NORMALIZER_SPEC = 1, 3  # ModelProto.pieces, ModelProto.normalizer_spec
 PIECE_TEXT, PIECE_TYPE, UNUSED = 1, 3, 5  # ModelProto.SentencePiece.piece, .type, Type.UNUSED

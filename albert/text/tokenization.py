@@ -15,7 +15,8 @@ import unicodedata
 
 import sentencepiece as spm
 
-from albert.errors import AlbertError
+from albert.ground.errors import AlbertError
+from albert.ground.paths import is_remote
 from albert.text.wordpiece import BasicTokenizer, WordpieceTokenizer, load_vocab
 
 SPIECE_UNDERLINE = "\u2581"
@@ -73,9 +74,15 @@ def encode_ids(sp_model: spm.SentencePieceProcessor, text: str, sample: bool = F
     return [sp_model.PieceToId(piece) for piece in encode_pieces(sp_model, text, sample)]
 
 
+def vocab_beside(spm_model_file: str) -> str | None:
+    """The `.vocab` file SentencePiece writes beside a `.model` (its pieces and scores, as text), or None for a file
+    not named `.model`."""
+    return spm_model_file[:-len(".model")] + ".vocab" if spm_model_file.endswith(".model") else None
+
+
 def load_sentencepiece(path: str) -> spm.SentencePieceProcessor:
     """Load a SentencePiece model through tf.io.gfile for URLs (gs://...), plain files otherwise."""
-    if "://" in path:
+    if is_remote(path):
         import tensorflow as tf
 
         if not tf.io.gfile.exists(path):

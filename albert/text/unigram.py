@@ -27,7 +27,7 @@ import numpy as np
 import tensorflow as tf
 
 from albert.text.tokenization import SPIECE_UNDERLINE as SPACE
-from albert.wire import fields
+from albert.ground.wire import fields
 
 NORMAL, UNKNOWN, USER_DEFINED, UNUSED = 1, 2, 4, 5  # ModelProto.SentencePiece.Type
 UNK_PENALTY = np.float32(10.0)  # sentencepiece's kUnkPenalty

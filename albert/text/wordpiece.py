@@ -9,12 +9,13 @@ covered or is longer than 200 characters.
 import os
 import unicodedata
 
-from albert.errors import AlbertError
+from albert.ground.errors import AlbertError
+from albert.ground.paths import is_remote
 
 
 def load_vocab(path: str) -> dict[str, int]:
     """One piece per line (the first whitespace-separated field, so SentencePiece `.vocab` files load too)."""
-    if "://" in path:
+    if is_remote(path):
         import tensorflow as tf
 
         exists, opener = tf.io.gfile.exists, lambda p: tf.io.gfile.GFile(p, "rb")

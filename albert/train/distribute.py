@@ -5,7 +5,7 @@ import os
 
 import tensorflow as tf
 
-from albert.errors import AlbertError
+from albert.ground.errors import AlbertError
 
 STRATEGIES = ("one_device", "mirrored", "multi_worker", "tpu")
 

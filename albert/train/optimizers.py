@@ -20,7 +20,7 @@ import keras
 import tensorflow as tf
 from keras import ops
 
-from albert.errors import AlbertError
+from albert.ground.errors import AlbertError
 from albert.weights.original import original_variable_map
 
 EXCLUDE_FROM_WEIGHT_DECAY = ("LayerNorm", "layer_norm", "bias")
@@ -110,6 +110,9 @@ class AlbertOptimizer(keras.optimizers.Optimizer):
             update = ratio * update
         self.assign_sub(variable, lr * update)
 
+    # A private Keras method, overridden because no public hook runs between Keras's all-reduce and the update:
+    # Keras 3's own clipping (`global_clipnorm`) runs on each replica's gradients BEFORE the all-reduce in the
+    # TensorFlow backend, which is not the original's clipping of the global batch's gradient.
     def _all_reduce_sum_gradients(self, grads_and_vars):
         """Keras calls this in the replica context just before the update: all-reduce (Keras's), then dense, then
         the global-norm clip, as the training loop does -- unless the loop has done all three already."""
@@ -131,6 +134,13 @@ class AlbertOptimizer(keras.optimizers.Optimizer):
         config.update(layer_adaptation=self.layer_adaptation, weight_decay_rate=self.weight_decay_rate,
                       beta_1=self.beta_1, beta_2=self.beta_2, epsilon=self.epsilon, clip_norm=self.clip_norm)
         return config
+
+
+def clip_norm_of(optimizer) -> float | None:
+    """The global norm gradients are clipped to: the optimizer's one setting (AlbertOptimizer's `clip_norm`, a Keras
+    optimizer's `global_clipnorm`); None: no clipping."""
+    inner = getattr(optimizer, "inner_optimizer", optimizer)
+    return getattr(inner, "clip_norm", None) or getattr(inner, "global_clipnorm", None)
 
 
 def create_optimizer(learning_rate: float, num_train_steps: int, num_warmup_steps: int, optimizer: str = "adamw",

@@ -15,7 +15,7 @@ class ProgressMeter:
     def __init__(self, trainer, config):
         self.config, self.first = config, True
         self.examples_per_step = config.global_batch_size * config.gradient_accumulation_steps
-        workers = trainer._topology()[0]
+        workers = trainer.feed.topology()[0]
         self.adaptive = config.log_every_steps == 0 and workers == 1  # workers must run identical calls
         self.every = config.log_every_steps or config.steps_per_loop
         self.seconds_per_step = None

@@ -1,21 +1,47 @@
 """The settings every runner shares, typed, and the checks of a run's model files: no TensorFlow here, so a command
 line reports a mistake in a second, before TensorFlow starts.
 
-`Runtime` is built once from the flags (`albert.cli.settings(Runtime, FLAGS)`); the library takes it, never the
-flags.
+`Runtime` is built once from the flags (`albert.ground.cli.settings(Runtime, FLAGS)`); the library takes it, never the
+flags. `LoopConfig`: the training loop's own settings (albert.train.loop), made from a Runtime by
+albert.train.setup.loop_config.
 """
 
 import dataclasses
 import os
 
-from albert.cli import check_at_least, check_output_path
+from albert.ground.cli import check_at_least, check_output_path
 from albert.config import AlbertConfig
-from albert.errors import AlbertError
+from albert.ground.errors import AlbertError
+from albert.ground.paths import is_remote
 from albert.text.tokenization import load_sentencepiece
 from albert.text.wordpiece import load_vocab
 from albert.weights.formats import check_checkpoint_path
 
 PRECISIONS = ("fp32", "bf16", "fp16")
+
+
+@dataclasses.dataclass
+class LoopConfig:
+    """The training loop's settings (albert.train.loop.Trainer)."""
+
+    output_dir: str
+    num_train_steps: int
+    global_batch_size: int
+    steps_per_loop: int = 1000
+    save_checkpoints_steps: int = 1000
+    keep_checkpoint_max: int = 5
+    gradient_accumulation_steps: int = 1
+    jit_compile: bool = False
+    recompute: bool = False  # activation recomputation in every encoder of the model (albert.model.recompute)
+    # Progress (albert.train.progress): a line every `log_every_steps` steps; 0 = about every 30 s (in one process; a
+    # multi-worker run, whose workers must call the loop alike, logs every `steps_per_loop`). Tokens/s and MFU need
+    # these two.
+    log_every_steps: int = 0
+    seq_length: int = 0
+    flops_per_example: float = 0.0  # model FLOPs of one training example (forward + backward), albert.model.sizing
+    # Batches cut to the smallest of these lengths that holds their longest example (albert.data.buckets); None:
+    # as the data gives them (padded to max_seq_length, or grouped by length already).
+    length_boundaries: tuple | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -35,7 +61,8 @@ class Runtime:
     random_seed: int = 12345  # initialisation and input shuffling
     log_every_steps: int = 0  # a progress line every this many steps; 0: about every 30 s
     iterations_per_loop: int = 1000  # steps per call of the compiled training loop
-    save_checkpoints_steps: int = 1000  # a checkpoint (and an evaluation) every this many steps
+    # a checkpoint (and an evaluation) every this many steps; each runner's flag has the original's default
+    save_checkpoints_steps: int = dataclasses.field(default=1000, metadata={"runner_default": True})
     keep_checkpoint_max: int = 5
     gradient_accumulation_steps: int = 1  # micro-batches per update
 
@@ -56,16 +83,16 @@ def check_model_files(albert_config_file: str, max_seq_length: int, spm_model_fi
     exists, loads and fits the config's vocab_size, and `init_checkpoint` exists and is whole. Returns the config."""
     for name, path in (("albert_config_file", albert_config_file), ("spm_model_file", spm_model_file),
                        ("vocab_file", vocab_file)):
-        if path and "://" not in path and not os.path.isfile(path):
+        if path and not is_remote(path) and not os.path.isfile(path):
             raise AlbertError(f"{path}: --{name} " + ("is a directory; pass the file" if os.path.isdir(path) else
                                                       "not found"))
     config = AlbertConfig.from_json_file(albert_config_file)
     if max_seq_length > config.max_position_embeddings:
         raise AlbertError(f"--max_seq_length {max_seq_length} exceeds max_position_embeddings "
                           f"({config.max_position_embeddings}) of {albert_config_file}")
-    if spm_model_file and "://" not in spm_model_file:
+    if spm_model_file and not is_remote(spm_model_file):
         pieces, path, name = load_sentencepiece(spm_model_file).get_piece_size(), spm_model_file, "spm_model_file"
-    elif vocab_file and "://" not in vocab_file:
+    elif vocab_file and not is_remote(vocab_file):
         pieces, path, name = len(load_vocab(vocab_file)), vocab_file, "vocab_file"
     else:
         pieces = None

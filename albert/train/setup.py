@@ -1,12 +1,25 @@
 """A run's machine set up from its `Runtime` (albert.train.settings): precision policy, determinism, strategy and
 seeds; and the training loop's settings."""
 
+import keras
 import tensorflow as tf
 
+from albert.config import AlbertConfig
+from albert.ground.errors import AlbertError
 from albert.model.sizing import forward_flops_per_token
 from albert.train.distribute import create_strategy
-from albert.train.loop import LoopConfig, Trainer, set_precision
+from albert.train.loop import Trainer
+from albert.train.settings import LoopConfig
 from albert.train.settings import Runtime
+
+PRECISION_POLICIES = {"fp32": "float32", "bf16": "mixed_bfloat16", "fp16": "mixed_float16"}
+
+
+def set_precision(mixed_precision: str):
+    """Set the Keras dtype policy before any model is built: fp32, bf16 or fp16."""
+    if mixed_precision not in PRECISION_POLICIES:
+        raise AlbertError(f"--mixed_precision {mixed_precision!r} is unknown; use fp32, bf16 or fp16")
+    keras.mixed_precision.set_global_policy(PRECISION_POLICIES[mixed_precision])
 
 
 def setup(runtime: Runtime, seed: int | None = None):
@@ -18,6 +31,23 @@ def setup(runtime: Runtime, seed: int | None = None):
                                runtime.gcp_project, runtime.master)
     tf.keras.utils.set_random_seed(runtime.random_seed if seed is None else seed)
     return strategy
+
+
+def begin_job(runtime: Runtime, albert_config_file: str, output_dir: str, seed: int | None = None) -> tuple:
+    """What every job does first: the machine set up (setup), the model config read, the output directory made.
+    (strategy, AlbertConfig)."""
+    strategy = setup(runtime, seed)
+    config = AlbertConfig.from_json_file(albert_config_file)
+    tf.io.gfile.makedirs(output_dir)
+    return strategy, config
+
+
+def check_batch_split(flag: str, batch_size: int, replicas: int, accumulation: int | None = None):
+    """AlbertError unless --`flag`'s batch divides evenly over the replicas (and the accumulation steps, given)."""
+    parts = replicas * (accumulation or 1)
+    if batch_size % parts:
+        steps = f" x {accumulation} accumulation step(s)" if accumulation is not None else ""
+        raise AlbertError(f"--{flag} {batch_size} must divide evenly over {replicas} replica(s){steps}")
 
 
 def loop_config(runtime: Runtime, config, output_dir: str, num_train_steps: int, batch_size: int,

@@ -9,7 +9,7 @@ offset 4, size 5) and the empty name to the `BundleHeaderProto` (num_shards 1). 
 
 import struct
 
-from albert.wire import WireError, fields, varint
+from albert.ground.wire import WireError, fields, varint
 
 MAGIC = (0xDB4775248B80FB57).to_bytes(8, "little")  # the last 8 bytes of every TensorFlow checkpoint .index
 FOOTER = 48

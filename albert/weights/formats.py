@@ -19,14 +19,15 @@ import json
 import os
 import re
 
-from albert.errors import AlbertError
+from albert.ground.errors import AlbertError
 from albert.hub.resolve import resolve
-from albert.rundir import BEST_CHECKPOINT
-from albert.textfiles import read_text
+from albert.ground.paths import is_remote
+from albert.ground.rundir import BEST_CHECKPOINT
+from albert.ground.textfiles import read_text
 from albert.weights import model_garden, tf1_hub
 from albert.weights.bundle_index import is_object_based, shard_sizes
 from albert.weights.object_graph import checkpoint_names
-from albert.wire import WireError
+from albert.ground.wire import WireError
 
 # Model directory layouts, in the order they are recognised (the first file that says so wins).
 DIRECTORY_KINDS = {
@@ -54,7 +55,7 @@ def directory_format(directory: str) -> str | None:
     """The `DIRECTORY_KINDS` key of a model directory, else None: "huggingface" / "keras_hub" for a directory whose
     config.json says so, "tf1_hub" for one with tfhub_module.pb, "saved_model" for a SavedModel with variables,
     "hub_export" for our export_to_tfhub.py output, "release" for one with albert_config.json."""
-    if "://" in directory or not os.path.isdir(directory):
+    if is_remote(directory) or not os.path.isdir(directory):
         return None
     config = os.path.join(directory, "config.json")
     if os.path.isfile(config):
@@ -134,7 +135,7 @@ def detect_format(path: str) -> str:
     path = checkpoint_of(path, files)
     if not is_object_based(_read_bytes(path + ".index")):
         return "original"
-    if "://" not in path and model_garden.is_model_garden(checkpoint_names(path)):
+    if not is_remote(path) and model_garden.is_model_garden(checkpoint_names(path)):
         return "model_garden"
     return "ours"
 
@@ -143,7 +144,7 @@ def checkpoint_of(path: str, files: dict | None = None) -> str:
     """The checkpoint prefix a path stands for: a model directory's weights (a SavedModel's or a module's
     variables; a release directory's `checkpoint` file, else model.ckpt-best, else its one named checkpoint), a
     directory's `checkpoint` file, or the path itself. `files`: its directory_files, when the caller has them."""
-    if "://" in path or not os.path.isdir(path):
+    if is_remote(path) or not os.path.isdir(path):
         return path
     files = files or directory_files(path)
     if files and files["weights"] != path:
@@ -160,7 +161,7 @@ def checkpoint_of(path: str, files: dict | None = None) -> str:
 
 def _read_bytes(path: str) -> bytes:
     """A local file's bytes, or a remote one's (gs://...) through TensorFlow's file system."""
-    if "://" in path:
+    if is_remote(path):
         import tensorflow as tf
 
         with tf.io.gfile.GFile(path, "rb") as f:
@@ -190,7 +191,7 @@ def check_checkpoint_path(path: str, flag: str) -> None:
     .safetensors / .weights.h5 file, or a checkpoint prefix whose .index is TensorFlow's table and whose data shards
     are all there, each as long as the index says (a copy cut short is named here, not found half-way through a
     run). Remote paths are left to the loader."""
-    if "://" in path:
+    if is_remote(path):
         return
     if path.endswith((".safetensors", ".safetensors.index.json", ".weights.h5")):
         if not os.path.isfile(path):

@@ -14,7 +14,7 @@ import re
 
 import numpy as np
 
-from albert.errors import AlbertError
+from albert.ground.errors import AlbertError
 from albert.weights import torch_pickle
 from albert.weights.keras_hub import read_h5
 from albert.weights.original import encoder_of, original_variable_map

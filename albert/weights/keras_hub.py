@@ -14,7 +14,7 @@ import os
 
 import numpy as np
 
-from albert.errors import AlbertError
+from albert.ground.errors import AlbertError
 
 SAME, TRANSPOSE, HEADS_IN, HEADS_OUT = "same", "transpose", "heads_in", "heads_out"
 

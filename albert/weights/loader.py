@@ -8,11 +8,11 @@ import re
 import numpy as np
 import tensorflow as tf
 
-from albert.errors import AlbertError
+from albert.ground.errors import AlbertError
 from albert.hub.resolve import resolve
-from albert.text.tokenization import load_sentencepiece
+from albert.text.tokenization import load_sentencepiece, vocab_beside
 from albert.weights import huggingface, keras_hub
-from albert.rundir import BEST_CHECKPOINT
+from albert.ground.rundir import BEST_CHECKPOINT
 from albert.weights.formats import (
     SPM_FILES,
     check_checkpoint_path,
@@ -254,7 +254,7 @@ def init_from_checkpoint(model, path: str, init_from_group0: bool = False) -> st
 CLI_NAMES = {"directory": "--albert_directory", "checkpoint": "--checkpoint_name", "spm": "--spm_model_file"}
 
 
-def model_directory_files(directory: str, checkpoint_name: str = "model.ckpt-best",
+def model_directory_files(directory: str, checkpoint_name: str = BEST_CHECKPOINT,
                           spm_model_file: str | None = None, names: dict = CLI_NAMES) -> dict:
     """{format, config, spm_model, spm_vocab (or None), checkpoint} of a model directory: the release layout
     (albert_config.json, 30k-clean.model / .vocab, `checkpoint_name`), a Hugging Face directory (config.json,
@@ -291,7 +291,7 @@ def model_directory_files(directory: str, checkpoint_name: str = "model.ckpt-bes
         spm_model_file = os.path.join(directory, models[0])
     elif not os.path.isfile(spm_model_file):
         raise AlbertError(f"{spm_model_file}: {names['spm']} not found")
-    vocab = spm_model_file[:-len(".model")] + ".vocab" if spm_model_file.endswith(".model") else None
+    vocab = vocab_beside(spm_model_file)
     checkpoint = os.path.join(directory, checkpoint_name)
     if checkpoint_name == BEST_CHECKPOINT and not tf.io.gfile.exists(checkpoint + ".index"):
         checkpoint = checkpoint_of(directory)  # the directory's `checkpoint` file, or its one checkpoint
@@ -315,7 +315,7 @@ def _hub_directory_files(directory: str, spm_model_file: str | None, names: dict
     spm_model_file = spm_model_file or files["spm_model"]
     if not spm_model_file or not os.path.isfile(spm_model_file):
         raise AlbertError(f"{directory}: no SentencePiece .model file in assets/; pass {names['spm']}")
-    vocab = spm_model_file[:-len(".model")] + ".vocab" if spm_model_file.endswith(".model") else None
+    vocab = vocab_beside(spm_model_file)
     check_checkpoint_path(files["weights"], names["directory"])
     return {"format": detect_format(files["weights"]), "config": files["config"], "spm_model": spm_model_file,
             "spm_vocab": vocab if vocab and os.path.isfile(vocab) else None, "checkpoint": files["weights"]}

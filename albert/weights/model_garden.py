@@ -12,10 +12,10 @@ block (`group_0/inner_group_0`) and no sentence-order head.
 
 import os
 
-from albert.errors import AlbertError
+from albert.ground.errors import AlbertError
 from albert.weights.keras_hub import HEADS_IN, HEADS_OUT, SAME, convert_layout
 from albert.weights.object_graph import checkpoint_names, keras_metadata
-from albert.wire import WireError
+from albert.ground.wire import WireError
 
 BLOCK = "bert/encoder/transformer/group_0/inner_group_0/"
 TABLE = [

@@ -14,7 +14,7 @@ import json
 import os
 
 from albert.weights.bundle_index import UnreadableIndex, entries
-from albert.wire import WireError, fields, varint
+from albert.ground.wire import WireError, fields, varint
 
 OBJECT_GRAPH_KEY = b"_CHECKPOINTABLE_OBJECT_GRAPH"
 

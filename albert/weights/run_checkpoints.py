@@ -1,13 +1,13 @@
 """A run's checkpoint directory, once: the `model.ckpt-<step>` files on disk, the ones the CheckpointManager keeps,
-`model.ckpt-best` with `best_trial.txt`, and the checkpoint to predict with. (Names: albert.rundir.)"""
+`model.ckpt-best` with `best_trial.txt`, and the checkpoint to predict with. (Names: albert.ground.rundir.)"""
 
 import os
 
 import tensorflow as tf
 
-from albert.atomic import write_text
-from albert.errors import AlbertError
-from albert.rundir import BEST_CHECKPOINT, CHECKPOINT
+from albert.ground.atomic import write_text
+from albert.ground.errors import AlbertError
+from albert.ground.rundir import BEST_CHECKPOINT, BEST_TRIAL, CHECKPOINT
 from albert.weights.tf_checkpoints import save_original_checkpoint
 
 
@@ -34,16 +34,23 @@ def record_best(model, output_dir: str, step: int, value: float) -> tuple:
     original) when `value` beats the best so far. As the original, the best starts at -1 (step 0) and must be
     beaten strictly, so a NaN metric (e.g. Pearson of constant predictions) is never best. Returns
     (best_step, best_value)."""
-    path = os.path.join(output_dir, "best_trial.txt")
-    best_step, best_value = 0, -1.0
-    if os.path.exists(path):
-        _, best_step, best_value = open(path).read().split(":")
-        best_step, best_value = int(best_step), float(best_value)
+    _, best_step, best_value = best_trial(output_dir) or (0, 0, -1.0)
     if value > best_value:  # False for NaN
         save_original_checkpoint(model, os.path.join(output_dir, BEST_CHECKPOINT), global_step=step)
         best_step, best_value = step, value
-    write_text(path, f"{step}:{best_step}:{best_value}")
+    write_text(os.path.join(output_dir, BEST_TRIAL), f"{step}:{best_step}:{best_value}")
     return best_step, best_value
+
+
+def best_trial(output_dir: str) -> tuple | None:
+    """(the last evaluated step, the best step, its value) from output_dir's best_trial.txt, or None before any
+    evaluation."""
+    path = os.path.join(output_dir, BEST_TRIAL)
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        step, best_step, best_value = f.read().split(":")
+    return int(step), int(best_step), float(best_value)
 
 
 def prediction_checkpoint(output_dir: str, init_checkpoint: str | None) -> str:

@@ -6,16 +6,16 @@ checkpoint with the original names: albert.weights.original's table as it is, no
 Where a module has no `assets/albert_config.json`, the config is read from the module itself: the sizes from the
 variables' shapes, the number of layers from the graph's `layer_<i>` scopes, the number of heads from the
 attention's reshape to `[hidden, heads, head size]`, the activation from the FFN's ops. No TensorFlow here:
-`saved_model.pb` and the checkpoint index are read with albert.wire.
+`saved_model.pb` and the checkpoint index are read with albert.ground.wire.
 """
 
 import os
 import re
 import struct
 
-from albert.errors import AlbertError
+from albert.ground.errors import AlbertError
 from albert.weights.bundle_index import entries
-from albert.wire import WireError, fields
+from albert.ground.wire import WireError, fields
 
 MODULE_FILE = "tfhub_module.pb"
 GRAPH_FILE = "saved_model.pb"

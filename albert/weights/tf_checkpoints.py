@@ -6,7 +6,7 @@ import os
 import numpy as np
 import tensorflow as tf
 
-from albert.errors import AlbertError
+from albert.ground.errors import AlbertError
 from albert.weights.formats import directory_format
 from albert.weights.original import original_variable_map
 

@@ -14,7 +14,7 @@ import zipfile
 
 import numpy as np
 
-from albert.errors import AlbertError
+from albert.ground.errors import AlbertError
 
 STORAGES = {"FloatStorage": np.float32, "DoubleStorage": np.float64, "HalfStorage": np.float16,
             "BFloat16Storage": "bfloat16", "LongStorage": np.int64, "IntStorage": np.int32, "ShortStorage": np.int16,

@@ -5,11 +5,12 @@ import math
 import os
 import sys
 
-from absl import app, logging
+from absl import app, flags, logging
 
-from albert import stderr_filter
-from albert.errors import AlbertError
-from albert.rundir import BEST_CHECKPOINT, exclusive
+from albert.ground import stderr_filter
+from albert.ground.errors import AlbertError
+from albert.ground.paths import is_remote
+from albert.ground.rundir import BEST_CHECKPOINT, exclusive
 
 INIT_CHECKPOINT_HELP = ("Warm start from any model reference: a checkpoint (original TF1 or ours), a model directory "
                         "(release layout, Hugging Face, keras-hub, TF1 Hub module, Model Garden SavedModel), an "
@@ -30,8 +31,6 @@ def parse_flags(argv, known_only: bool = False):
     """absl's flag parsing with this project's error convention: a bad flag is one line and exit status 2 (absl:
     two lines, status 1); --help / --helpfull print the usage and exit 0 (absl: 1). With `known_only`, flags this
     program does not define are left in the returned argv (Beam's pipeline options)."""
-    from absl import flags
-
     try:
         return flags.FLAGS(argv, known_only=known_only)
     except flags.Error as e:
@@ -43,13 +42,11 @@ def parse_flags(argv, known_only: bool = False):
 
 def run(main, output_dir_flag: str | None = None, pass_unknown: bool = False):
     """`absl.app.run(main)`, turning an AlbertError into `<program>: error: <message>` and exit status 2. With
-    `output_dir_flag`, the directory that flag names is held by this run alone (albert.rundir.exclusive); with
+    `output_dir_flag`, the directory that flag names is held by this run alone (albert.ground.rundir.exclusive); with
     `pass_unknown`, flags the program does not define reach `main` in its argv."""
 
     def guarded(argv):
         logging.set_verbosity(logging.WARNING)  # TensorFlow's INFO chatter (checkpoint sharding, ...) stays out
-        from absl import flags
-
         if "progress" in flags.FLAGS and not flags.FLAGS.progress:
             os.environ["ALBERT_NOPROGRESS"] = "1"  # albert.hub.download reads it (and hands it to child processes)
         with stderr_filter.filtered():
@@ -102,13 +99,13 @@ def check_output_path(flag: str, path: str, inputs: tuple = (), directory: bool 
     """Before any work: a local output `path` (a file, or with `directory` a directory, replaced if it exists) can be
     written: it is not an input, not of the other kind, and its parent is a directory that exists or can be made
     and can be written. Remote paths (gs://...) are left to the writer."""
-    if not path or "://" in path:
+    if not path or is_remote(path):
         return
     real = os.path.realpath(path)
     for source in inputs:
-        if source and "://" not in source and os.path.realpath(source) == real:
+        if source and not is_remote(source) and os.path.realpath(source) == real:
             raise AlbertError(f"--{flag} {path} is an input of this command: write the output elsewhere")
-        if directory and source and "://" not in source and os.path.realpath(source).startswith(real + os.sep):
+        if directory and source and not is_remote(source) and os.path.realpath(source).startswith(real + os.sep):
             raise AlbertError(f"--{flag} {path} holds {source}, an input of this command, and would be replaced: "
                               "write the output elsewhere")
     if os.path.isdir(path) and not directory:
@@ -128,7 +125,7 @@ def check_output_files(flag: str, paths: list, inputs: tuple = ()):
     """check_output_path for each of a comma-separated flag's files, none named twice."""
     seen = set()
     for path in paths:
-        key = path if "://" in path else os.path.realpath(path)
+        key = path if is_remote(path) else os.path.realpath(path)
         if key in seen:
             raise AlbertError(f"--{flag} names {path} twice; give each output once")
         seen.add(key)
@@ -139,8 +136,6 @@ def define_runtime_flags():
     """The original's TPU flags and this project's distribution, precision, XLA, recomputation, determinism and
     seed flags (the fields of albert.train.settings.Runtime the runners share; each runner defines its own
     checkpoint and loop cadence flags)."""
-    from absl import flags
-
     flags.DEFINE_bool("use_tpu", False, "Use a TPU (same as --strategy=tpu).")
     flags.DEFINE_string("tpu_name", None, "Cloud TPU name.")
     flags.DEFINE_string("tpu_zone", None, "Cloud TPU zone.")
@@ -165,16 +160,12 @@ def define_runtime_flags():
 
 def define_download_flag():
     """--[no]progress, for the entry points that may download a model (albert.hub)."""
-    from absl import flags
-
     flags.DEFINE_bool("progress", True, "Show a progress bar (size, rate) while a model is downloaded, when stderr "
                       "is a terminal; --noprogress: never (also ALBERT_NOPROGRESS=1).")
 
 
 def define_length_flags(training: bool = True):
     """--length_buckets (and, for the fine-tuning runners, --group_by_length): albert.data.buckets."""
-    from absl import flags
-
     if not training:
         flags.DEFINE_string("length_buckets", "default",
                             "The preprocessor packs a batch to the smallest of these lengths that holds its longest "
@@ -202,8 +193,6 @@ TFLITE_LENGTHS = ("default", "fixed", "dynamic")
 
 def define_tflite_flag():
     """--tflite_quantization and --tflite_metadata, for the entry points that write a model.tflite."""
-    from absl import flags
-
     flags.DEFINE_enum("tflite_quantization", "none", list(TFLITE_QUANTIZATIONS), "Post-training quantization of "
                       "the model.tflite written with the export: none (float32), dynamic_int8 (int8 weights) or "
                       "float16.")
@@ -224,8 +213,6 @@ ONNX_PACKAGES = ("tf2onnx", "onnx", "onnxruntime")  # the `onnx` extra (requirem
 
 def define_onnx_flag():
     """--onnx_export, for the runners whose --export_dir writes a task model."""
-    from absl import flags
-
     flags.DEFINE_enum("onnx_export", "none", list(ONNX_EXPORTS), "With --export_dir, also write model.onnx (the "
                       "packed ids -> outputs endpoint, dynamic batch and sequence axes, for ONNX Runtime): float32, "
                       "dynamic_int8 (int8 MatMul weights) or none. Needs pip install '.[onnx]'.")
@@ -246,26 +233,51 @@ def check_onnx_export(choice: str, export_dir: str | None):
                           "(or -r requirements-onnx.txt), or pass --onnx_export=none")
 
 
+class SettingsMismatch(Exception):
+    """A settings dataclass and the flags of a command line disagree: the program's mistake, never the user's."""
+
+
 def settings(cls, values, **overrides):
-    """A settings dataclass built from flag values: each field from the flag of its name (a field no flag of this
-    program sets keeps its default), `overrides` first (a flag of another name, e.g. RACE's
-    --num_keep_checkpoint)."""
+    """A settings dataclass built from flag values: each field from the flag of its name, `overrides` first (a flag
+    of another name, e.g. RACE's --num_keep_checkpoint, or a value parsed from one, e.g. --seeds). The field and its
+    flag are one setting declared twice (the library takes the dataclass, the command line the flag): a field with
+    no flag, or whose default is not its flag's (unless the field says `runner_default`: each runner's flag has its
+    own, the original's), raises SettingsMismatch (so a renamed flag cannot silently leave a field at its default);
+    check_every_flag_read checks the other way."""
     import dataclasses
 
     fields = {}
     for field in dataclasses.fields(cls):
         if field.name in overrides:
             fields[field.name] = overrides[field.name]
-        elif field.name in values:
-            fields[field.name] = values[field.name].value
+            continue
+        if field.name not in values:
+            raise SettingsMismatch(f"{cls.__name__}.{field.name} has no --{field.name} flag in {program()}")
+        default = None if field.default is dataclasses.MISSING else field.default
+        if values[field.name].default != default and not field.metadata.get("runner_default"):
+            raise SettingsMismatch(f"{cls.__name__}.{field.name} defaults to {default!r} but --{field.name} to "
+                                   f"{values[field.name].default!r} in {program()}")
+        fields[field.name] = values[field.name].value
     return cls(**fields)
+
+
+def check_every_flag_read(values, classes: tuple, cli_only: tuple = (), module: str | None = None):
+    """SettingsMismatch unless every flag of this program (`module`'s, default the main script's: its own and the
+    ones it adopts from this module) is a field of one of `classes` or one only the command line reads (`cli_only`:
+    checked there, turned into a field's value, or kept for compatibility)."""
+    import dataclasses
+
+    known = {field.name for cls in classes for field in dataclasses.fields(cls)} | set(cli_only)
+    defined = {flag.name for flag in values.get_key_flags_for_module(module or sys.argv[0])}
+    unread = sorted(defined - known)
+    if unread:
+        raise SettingsMismatch(f"{program()}: --{', --'.join(unread)} set no field of "
+                               f"{', '.join(cls.__name__ for cls in classes)}")
 
 
 def define_model_directory_flags():
     """The flags naming a model directory laid out as the released tarballs (export_to_tfhub.py and
     export_checkpoints.py)."""
-    from absl import flags
-
     flags.DEFINE_string("albert_directory", None, "Directory with albert_config.json, the SentencePiece model and "
                         "the checkpoint; or a Hugging Face directory (config.json, model.safetensors, spiece.model), "
                         "a keras-hub preset, a TF1 Hub module, a Model Garden SavedModel; or any model reference (a "

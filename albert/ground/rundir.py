@@ -3,7 +3,7 @@
 `exclusive(output_dir)` holds an advisory lock (`fcntl.flock`) on `<output_dir>/.albert.lock` for the whole run, so
 a second run on the same directory stops at once with one line naming the first (its pid, host, command and start
 time). The kernel drops the lock of a killed run, so the next run takes the directory over (and says so, and removes
-the temporary files and half-written checkpoints the killed run left: albert.atomic.remove_leftovers); the lock
+the temporary files and half-written checkpoints the killed run left: albert.ground.atomic.remove_leftovers); the lock
 file is removed when the run ends, and a directory the run created and left empty (a bad flag found after the lock
 was taken) is removed too. In a multi-worker run each worker locks its own name (`.albert.lock.<task>_<index>`),
 as each keeps its own checkpoints. Remote paths (gs://...) are not locked: flock needs a local file system.
@@ -17,12 +17,14 @@ import socket
 import sys
 import time
 
-from albert.atomic import remove_leftovers
-from albert.errors import AlbertError
+from albert.ground.atomic import remove_leftovers
+from albert.ground.errors import AlbertError
+from albert.ground.paths import is_remote
 
 LOCK = ".albert.lock"
 CHECKPOINT = "model.ckpt"  # the training loop's checkpoints: model.ckpt-<step>
 BEST_CHECKPOINT = "model.ckpt-best"  # the best evaluated one, under the original's names (and released models')
+BEST_TRIAL = "best_trial.txt"  # `global_step:best_step:best_value` of the evaluations so far, as the original
 
 
 def lock_name() -> str:
@@ -39,7 +41,7 @@ def lock_name() -> str:
 
 @contextlib.contextmanager
 def exclusive(output_dir: str):
-    if not output_dir or "://" in output_dir:
+    if not output_dir or is_remote(output_dir):
         yield
         return
     if os.path.exists(output_dir) and not os.path.isdir(output_dir):

@@ -12,6 +12,8 @@ import re
 import shutil
 import signal
 
+from albert.ground.paths import is_remote, open_file
+
 _PID = re.compile(r"(?:\.tmp-|\.spill-|\.corpus-)(\d+)")
 
 
@@ -28,9 +30,9 @@ def alive(pid: int) -> bool:
 def remove_leftovers(directory: str, prefix: str = "", tf_temp: bool = False) -> list:
     """Remove, in `directory`, the temporary files and directories (names starting with `prefix`, or `.prefix`)
     whose writer's pid is dead, and with `tf_temp` TensorFlow's `*_temp` checkpoint directories (call it only while
-    holding the directory: albert.rundir). Returns what was removed."""
+    holding the directory: albert.ground.rundir). Returns what was removed."""
     removed = []
-    if not directory or "://" in directory or not os.path.isdir(directory):
+    if not directory or is_remote(directory) or not os.path.isdir(directory):
         return removed
     for name in os.listdir(directory):
         path = os.path.join(directory, name)
@@ -146,20 +148,13 @@ class _Remote:
 
 
 def _file_system(path: str):
-    return _Remote if "://" in path else _Local
+    return _Remote if is_remote(path) else _Local
 
 
 def write_text(path: str, text: str):
     """Write a small text file whole or not at all (local or gs://)."""
-    with replacing_file(path) as tmp:
-        if "://" in path:
-            import tensorflow as tf
-
-            with tf.io.gfile.GFile(tmp, "w") as f:
-                f.write(text)
-        else:
-            with open(tmp, "w", encoding="utf-8") as f:
-                f.write(text)
+    with replacing_file(path) as tmp, open_file(tmp, "w") as f:
+        f.write(text)
 
 
 def copy_file(source: str, path: str):

@@ -1,9 +1,7 @@
-"""`from_pretrained` and raw-string inputs for the encoder and every task model.
+"""Raw-string inputs for the encoder and every task model: `TextInputs`.
 
-`Model.from_pretrained(directory, ...)` reads a directory laid out as the released tarballs (`albert_config.json`,
-the SentencePiece `.model`, a checkpoint with the original TF1 names or ours), loads the weights it holds (task
-heads the checkpoint lacks stay freshly initialised and are reported), and attaches an `AlbertPreprocessor`, so the
-model takes raw strings:
+A model with a `preprocessor` (an AlbertPreprocessor: attached by `from_pretrained`, albert.model.from_pretrained,
+or by hand) takes raw strings:
 
     model = albert.AlbertClassifier.from_pretrained("albert_base", num_labels=2)
     model.compile(optimizer="adam", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
@@ -15,20 +13,14 @@ per model) into a tf.data pipeline of features; a `tf.data.Dataset` of strings i
 tensors tokenizes in the call. Integer feature dicts pass through unchanged, with or without a preprocessor.
 """
 
-import logging
 import weakref
 
 import numpy as np
+import tensorflow as tf
 
-from albert.config import AlbertConfig
 from albert.data.buckets import cut_to_bucket
 from albert.data.features import boundaries
-from albert.errors import AlbertError
-from albert.hub.resolve import resolve
-from albert.model.preprocessor import DEFAULT_SEQ_LENGTH, AlbertPreprocessor
-from albert.weights.loader import check_vocabulary, load_weights, model_directory_files
-
-log = logging.getLogger("albert")
+from albert.ground.errors import AlbertError
 
 _TOKENIZERS = weakref.WeakKeyDictionary()  # model -> (preprocessor, compiled features_from_text), out of tracking
 
@@ -40,8 +32,6 @@ def _unpandas(value):
 
 def _is_text_array(value) -> bool:
     """A batch of strings: a string tensor, a NumPy array of strings, or a (nested) list of str/bytes."""
-    import tensorflow as tf
-
     if isinstance(value, (str, bytes)):
         return False
     if isinstance(value, (tf.Tensor, tf.RaggedTensor)):
@@ -63,8 +53,6 @@ def is_text(inputs) -> bool:
 
 
 def _to_tensor(inputs):
-    import tensorflow as tf
-
     def one(value):
         return tf.convert_to_tensor(_unpandas(value), tf.string)
 
@@ -72,16 +60,13 @@ def _to_tensor(inputs):
 
 
 def _spec_is_text(spec) -> bool:
-    import tensorflow as tf
-
     if isinstance(spec, tuple) and len(spec) == 2 and all(isinstance(s, tf.TensorSpec) for s in spec):
         return all(s.dtype == tf.string for s in spec)
     return isinstance(spec, tf.TensorSpec) and spec.dtype == tf.string
 
 
-class PretrainedMixin:
-    """Adds `preprocessor`, `from_pretrained` and raw-string `fit`/`evaluate`/`predict`/call to a Keras model
-    whose first constructor argument is its AlbertConfig."""
+class TextInputs:
+    """Adds `preprocessor` and raw-string `fit`/`evaluate`/`predict`/call to a Keras model."""
 
     # A model whose outputs have no sequence axis (a classifier's logits) computes only real tokens in fit /
     # evaluate / predict on strings or feature arrays: batches cut to their length bucket (albert.data.buckets).
@@ -99,36 +84,6 @@ class PretrainedMixin:
             object.__setattr__(self, "_text_preprocessor", value)
         else:
             super().__setattr__(name, value)
-
-    @classmethod
-    def from_pretrained(cls, directory: str, checkpoint_name: str = "model.ckpt-best", seq_length: int | None = None,
-                        do_lower_case: bool = True, spm_model_file: str | None = None, **arguments):
-        """The model of a model reference with its weights loaded and its preprocessor attached.
-
-        The reference is a model name (`albert_base_v2`, docs/weights.md), a Hugging Face id, a TF Hub handle, a
-        URL, an archive or a model directory: a released one (albert_config.json, the .model, a checkpoint with the
-        original TF1 names or one of ours), a Hugging Face one (config.json, model.safetensors, spiece.model), a
-        keras-hub preset, a TF1 Hub module or a Model Garden SavedModel; what is downloaded is cached.
-        `arguments` go to the constructor (e.g. `num_labels=2`). What the weights lack -- a task head -- stays freshly
-        initialised and is listed in `model.load_report.missing` (and logged). `seq_length` defaults to 128 (at
-        most max_position_embeddings); `do_lower_case` must match the model (True for every released model)."""
-        files = model_directory_files(resolve(directory), checkpoint_name, spm_model_file, names={
-            "directory": "the model directory", "checkpoint": "checkpoint_name=", "spm": "spm_model_file="})
-        config = AlbertConfig.from_json_file(files["config"])
-        check_vocabulary(files, config)
-        if seq_length is None:
-            seq_length = min(DEFAULT_SEQ_LENGTH, config.max_position_embeddings)
-        if not 3 <= seq_length <= config.max_position_embeddings:
-            raise AlbertError(f"{cls.__name__}.from_pretrained: seq_length {seq_length} must be in [3, "
-                              f"max_position_embeddings = {config.max_position_embeddings}] of {files['config']}")
-        model = cls(config, **arguments)
-        model.load_report = load_weights(model, files["checkpoint"], kind=files["format"])
-        if model.load_report.missing:
-            log.warning("%s: freshly initialised (not in %s): %s", cls.__name__, files["checkpoint"],
-                        ", ".join(model.load_report.missing))
-        model.preprocessor = AlbertPreprocessor(files["spm_model"], seq_length=seq_length,
-                                                do_lower_case=do_lower_case, name="preprocessor")
-        return model
 
     # ------------------------------------------------------------------------------------------ strings in
     def _require_preprocessor(self):
@@ -148,8 +103,6 @@ class PretrainedMixin:
     def tokenize(self, texts, chunk: int = 4096) -> dict:
         """Text arrays (as `fit` takes them) -> the model's features as NumPy arrays, tokenized in chunks by one
         compiled function kept for this model (its kernels, regexes included, are built once)."""
-        import tensorflow as tf
-
         preprocessor, function = _TOKENIZERS.get(self, (None, None))
         if function is None or preprocessor is not self.preprocessor:
             function = tf.function(self.features_from_text, reduce_retracing=True)
@@ -166,8 +119,6 @@ class PretrainedMixin:
     def _text_dataset(self, x, y=None, sample_weight=None, batch_size=None, shuffle=False, grouped=False):
         """Strings (and labels) -> (a batched tf.data.Dataset of features, the order its examples were put in or
         None): text arrays are tokenized once (not every epoch), a Dataset of strings is mapped."""
-        import tensorflow as tf
-
         self._require_preprocessor()
         if isinstance(x, tf.data.Dataset):
             return x.map(lambda first, *rest: (self.features_from_text(first), *rest),
@@ -180,7 +131,6 @@ class PretrainedMixin:
         outputs have no sequence axis (`cuts_batches`) computes only real tokens: each batch is cut to the smallest
         length bucket holding its longest example (albert.data.buckets), the same batches as given; `grouped`
         (evaluation, prediction) first orders the examples by length bucket, stably."""
-        import tensorflow as tf
 
         features = {k: np.asarray(v) for k, v in features.items()}
         rest = tuple(np.asarray(v) for v in (y, sample_weight) if v is not None)
@@ -206,8 +156,6 @@ class PretrainedMixin:
             isinstance(v, (np.ndarray, list)) for v in x.values())
 
     def _takes_text(self, x) -> bool:
-        import tensorflow as tf
-
         if isinstance(x, tf.data.Dataset):
             spec = x.element_spec
             if isinstance(spec, tuple) and not _spec_is_text(spec):

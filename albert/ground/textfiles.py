@@ -3,7 +3,7 @@
 import json
 import os
 
-from albert.errors import AlbertError
+from albert.ground.errors import AlbertError
 
 
 def decode_utf8(data: bytes, path: str) -> str:

@@ -1,0 +1,56 @@
+"""`Model.from_pretrained(reference, ...)`: the encoder or a task model of any model reference, its weights loaded
+and its preprocessor attached.
+
+The reference is resolved to local files (albert.hub.resolve: names, Hugging Face ids, TF Hub handles, URLs,
+archives, directories), the files of a model directory found once (albert.weights.loader.model_directory_files),
+the weights loaded in whatever format they are (albert.weights.loader.load_weights: task heads the checkpoint lacks
+stay freshly initialised and are reported), and an AlbertPreprocessor attached, so the model takes raw strings
+(albert.model.text_inputs).
+"""
+
+import logging
+
+from albert.config import AlbertConfig
+from albert.ground.errors import AlbertError
+from albert.hub.resolve import resolve
+from albert.model.preprocessor import DEFAULT_SEQ_LENGTH, AlbertPreprocessor
+from albert.ground.rundir import BEST_CHECKPOINT
+from albert.weights.loader import check_vocabulary, load_weights, model_directory_files
+
+log = logging.getLogger("albert")
+
+
+class FromPretrained:
+    """Adds `from_pretrained` to a Keras model whose first constructor argument is its AlbertConfig (and which
+    takes a `preprocessor`: albert.model.text_inputs.TextInputs)."""
+
+    @classmethod
+    def from_pretrained(cls, directory: str, checkpoint_name: str = BEST_CHECKPOINT, seq_length: int | None = None,
+                        do_lower_case: bool = True, spm_model_file: str | None = None, **arguments):
+        """The model of a model reference with its weights loaded and its preprocessor attached.
+
+        The reference is a model name (`albert_base_v2`, docs/weights.md), a Hugging Face id, a TF Hub handle, a
+        URL, an archive or a model directory: a released one (albert_config.json, the .model, a checkpoint with the
+        original TF1 names or one of ours), a Hugging Face one (config.json, model.safetensors, spiece.model), a
+        keras-hub preset, a TF1 Hub module or a Model Garden SavedModel; what is downloaded is cached.
+        `arguments` go to the constructor (e.g. `num_labels=2`). What the weights lack -- a task head -- stays freshly
+        initialised and is listed in `model.load_report.missing` (and logged). `seq_length` defaults to 128 (at
+        most max_position_embeddings); `do_lower_case` must match the model (True for every released model)."""
+        files = model_directory_files(resolve(directory), checkpoint_name, spm_model_file, names={
+            "directory": "the model directory", "checkpoint": "checkpoint_name=", "spm": "spm_model_file="})
+        config = AlbertConfig.from_json_file(files["config"])
+        check_vocabulary(files, config)
+        if seq_length is None:
+            seq_length = min(DEFAULT_SEQ_LENGTH, config.max_position_embeddings)
+        if not 3 <= seq_length <= config.max_position_embeddings:
+            raise AlbertError(f"{cls.__name__}.from_pretrained: seq_length {seq_length} must be in [3, "
+                              f"max_position_embeddings = {config.max_position_embeddings}] of {files['config']}")
+        model = cls(config, **arguments)
+        model.load_report = load_weights(model, files["checkpoint"], kind=files["format"])
+        if model.load_report.missing:
+            log.warning("%s: freshly initialised (not in %s): %s", cls.__name__, files["checkpoint"],
+                        ", ".join(model.load_report.missing))
+        model.preprocessor = AlbertPreprocessor(files["spm_model"], seq_length=seq_length,
+                                                do_lower_case=do_lower_case, name="preprocessor")
+        return model
+
