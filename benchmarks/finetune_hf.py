@@ -8,19 +8,20 @@ original's batch size), the same ids on both sides (FullTokenizer's), 2 threads 
 | row | ours (the project's training loop, what run_classifier.py runs) | HF (PyTorch, SDPA attention) |
 |---|---|---|
 | train | the default length buckets, the original's batches | `DataCollatorWithPadding` (each batch padded to its longest), the SAME batches |
-| grouped | `--group_by_length` | `group_by_length=True`: the Trainer's `LengthGroupedSampler`, batches spread over its epoch |
+| grouped | `--group_by_length`, batches sampled over its epoch | `group_by_length=True`: the Trainer's `LengthGroupedSampler`, batches sampled over its epoch |
 | eval | batches of 32 grouped by length (what evaluation does) | `DataCollatorWithPadding` over length-sorted batches of 32 |
 
 Training rates: examples/s over --train_steps steps after WARMUP untimed ones on each side (ours: the first calls
 trace new bucket lengths). In the train row both sides train on the same examples in the same batches: the ones the
 original's reader gives (its shuffle buffer and seed), read from our pipeline and matched to their indices, so the
 rows differ only in padding (buckets vs each batch's longest) and the framework. In the grouped row each side's own
-grouping decides the batches, each side sampling a whole epoch: ours, the middle batch of every run of `spread`
-batches its reader gives (`spread`: the epoch's batches / the steps; its buckets come interleaved at random); HF,
-whose sampler sorts each mega-batch (up to 50 batches) longest first, one timed batch from each of --train_steps
-mega-batches spread over the epoch, at ranks spread evenly over the mega-batch (the k-th of n timed batches at rank
-(k + 1/2) / n). Their first batches would flatter ours (the buckets that fill first are the commonest, short
-lengths) and slow HF's (its first batch of a mega-batch is its longest). Evaluation: over the first --eval_examples
+grouping decides the batches (ours: the reader's bucketed batches, each padded to its bucket; HF: its
+`LengthGroupedSampler`'s, each padded to its longest), and each side samples its own whole epoch the same way: its
+epoch's batches ranked by padded tokens, the timed ones (and, apart, the warm-up ones) at the evenly spaced
+quantiles (k + 1/2) / n of that ranking (sides.stratified), trained in epoch order. A few batches taken anywhere
+else (the first ones, or one place per mega-batch) hold tokens that differ from the epoch's mean by a factor of two
+either way, and the row would measure the draw; the row also prints the tokens of each side's timed batches.
+Evaluation: over the first --eval_examples
 examples after an untimed pass. Each side runs in its own process (ours in this environment, HF in .venv-peers:
 benchmarks/peers.sh), the two taking turns, --turns times; each figure is the best of its turns. Rows
 go to --results as they are measured (a rerun with the same settings skips the rows already there, so a long table
@@ -51,21 +52,23 @@ MODES = ("train", "grouped", "eval")
 
 # ---------------------------------------------------------------------------------------------------- our side
 def ours_worker(args) -> dict:
-    from finetune import train_rate
+    from finetune import epoch_sample, train_rate
 
     from albert.config import AlbertConfig
     from albert.data.features import boundaries
     from albert.model.task_models import AlbertClassifier
-    from albert.train.loop import set_precision
+    from albert.train.setup import set_precision
 
     config = AlbertConfig.preset("base_v2")
     bounds = boundaries(args.seq_length)
-    result = {}
+    sample = epoch_sample(args.record, args.seq_length, args.batch_size, bounds, args.examples, WARMUP,
+                          args.train_steps)
+    result = {"grouped_tokens": sum(int(b["input_ids"].shape[0]) * int(b["input_ids"].shape[1]) for b in sample[1])}
     with tempfile.TemporaryDirectory() as tmp:
-        for mode, grouped in (("train", False), ("grouped", True)):
+        for mode, batches in (("train", None), ("grouped", sample)):
             set_precision(args.precision)
-            result[mode] = train_rate(config, args.record, args.seq_length, args.batch_size, bounds, grouped,
-                                      args.train_steps, os.path.join(tmp, mode), spread=args.spread if grouped else 1)
+            result[mode] = train_rate(config, args.record, args.seq_length, args.batch_size, bounds, False,
+                                      args.train_steps, os.path.join(tmp, mode), batches=batches)
     set_precision(args.precision)
     from finetune import eval_rate
 
@@ -99,10 +102,12 @@ def hf_worker(args) -> dict:
     sampler = list(LengthGroupedSampler(args.batch_size, lengths=[int(n) for n in lengths],
                                         generator=torch.Generator().manual_seed(0)))
     epoch = [sampler[s:s + args.batch_size] for s in range(0, len(sampler) - args.batch_size + 1, args.batch_size)]
+    tokens = [len(batch) * int(lengths[batch].max()) for batch in epoch]  # padded to the batch's longest
+    timed = sides.stratified(tokens, args.train_steps)
     ours = train_order.tolist()
     orders = {"train": [ours[s:s + args.batch_size] for s in range(0, len(ours), args.batch_size)],
-              "grouped": hf_grouped_batches(epoch, len(lengths), args.batch_size, args.train_steps)}
-    result = {}
+              "grouped": [epoch[i] for i in sides.stratified(tokens, WARMUP) + timed]}
+    result = {"grouped_tokens": sum(tokens[i] for i in timed)}
     for mode, order in orders.items():
         model.train()
         batches = [collate([examples[i] for i in batch]) for batch in order]
@@ -139,17 +144,6 @@ def hf_worker(args) -> dict:
 
 
 # ---------------------------------------------------------------------------------------------------------- main
-def hf_grouped_batches(epoch: list, examples: int, batch_size: int, steps: int) -> list:
-    """WARMUP + `steps` batches of HF's length-grouped epoch (`epoch`: its batches in order): the timed ones one per
-    mega-batch, mega-batches spread over the epoch, at ranks spread over the mega-batch (LengthGroupedSampler sorts
-    each mega-batch of `mult` batches longest first; `mult` as transformers' get_length_grouped_indices sets it)."""
-    mult = max(1, min(examples // (batch_size * 4), 50))
-    megas = len(epoch) // mult
-    timed = [epoch[(k * megas // steps) * mult + int((k + 0.5) * mult / steps)] for k in range(steps)]
-    warmup = [epoch[(k * megas // WARMUP) * mult + mult // 2 + 1] for k in range(WARMUP)]
-    return warmup + timed
-
-
 def prepare(task_name: str, seq_length: int, batch_size: int, steps: int, glue_dir: str, spm: str,
             work: str) -> tuple:
     """(our feature record, the same ids for HF as an .npz, the number of examples) of the task's training split at
@@ -250,7 +244,7 @@ def main(argv=None):
         parser.add_argument(f"--{name}", help=argparse.SUPPRESS)
     parser.add_argument("--seq_length", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--batch_size", type=int, help=argparse.SUPPRESS)
-    parser.add_argument("--spread", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--examples", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
         print("RESULT " + json.dumps((ours_worker if args.worker == "ours" else hf_worker)(args)), flush=True)
@@ -263,7 +257,7 @@ def main(argv=None):
     work = tempfile.mkdtemp(prefix="albert-finetune-hf-")
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", OMP_NUM_THREADS="2")
     settings = {"machine": machine, "train_steps": args.train_steps, "eval_examples": args.eval_examples,
-                "turns": args.turns}
+                "turns": args.turns, "grouped_sample": "stratified"}
     done = measured(args.results, settings)
     rows = []
     for task in args.tasks.split(","):
@@ -271,34 +265,37 @@ def main(argv=None):
             if any((task, seq, p) not in done for p in args.precisions.split(",")):
                 record, arrays, count = prepare(task, seq, BATCH[task], args.train_steps, args.glue_dir,
                                                 args.spm_model_file, work)
-                spread = max(1, count // BATCH[task] // (WARMUP + args.train_steps))
             for precision in args.precisions.split(","):
                 if (task, seq, precision) in done:
                     rows.append(done[task, seq, precision])
                     continue
                 common = ["--seq_length", str(seq), "--batch_size", str(BATCH[task]), "--precision", precision,
-                          "--spread", str(spread),
+                          "--examples", str(count),
                           "--train_steps", str(args.train_steps), "--eval_examples", str(args.eval_examples),
                           "--spm_model_file", args.spm_model_file]
                 best = {"ours": dict.fromkeys(MODES, 0.0), "hf": dict.fromkeys(MODES, 0.0)}
+                grouped_tokens = {}
                 for _ in range(args.turns):
                     for side, python, data in (("ours", sys.executable, record), ("hf", args.peers_python, arrays)):
                         command = [python, os.path.abspath(__file__), "--worker", side, "--record", data, *common]
-                        for mode, rate in sides.run_worker("finetune_hf.py", side, command, env).items():
+                        result = sides.run_worker("finetune_hf.py", side, command, env)
+                        grouped_tokens[side] = result.pop("grouped_tokens")
+                        for mode, rate in result.items():
                             best[side][mode] = max(best[side][mode], rate)
                 rows.append({"task": task, "T": seq, "batch": BATCH[task], "precision": precision,
-                             "padded_tokens": padded_tokens(arrays, BATCH[task], seq), **best, **settings})
+                             "padded_tokens": padded_tokens(arrays, BATCH[task], seq),
+                             "grouped_tokens": [grouped_tokens["ours"], grouped_tokens["hf"]], **best, **settings})
                 print(json.dumps(rows[-1]), flush=True)
                 with open(args.results, "a") as out:
                     out.write(json.dumps(rows[-1]) + "\n")
     print("\n| task | T | batch | precision | train: ours / HF (ratio) | train tokens: ours / HF | "
-          "grouped: ours / HF (ratio) | eval: ours / HF (ratio) |")
-    print("|---|---|---|---|---|---|---|---|")
+          "grouped: ours / HF (ratio) | grouped tokens: ours / HF | eval: ours / HF (ratio) |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         cells = [f"{r['ours'][m]:.2f} / {r['hf'][m]:.2f} ({r['ours'][m] / r['hf'][m]:.2f}x)" for m in MODES]
-        tokens = "{} / {}".format(*r["padded_tokens"])
-        print(f"| {r['task']} | {r['T']} | {r['batch']} | {r['precision']} | {cells[0]} | {tokens} | "
-              + " | ".join(cells[1:]) + " |")
+        tokens = ["{:,} / {:,}".format(*r[key]) for key in ("padded_tokens", "grouped_tokens")]
+        print(f"| {r['task']} | {r['T']} | {r['batch']} | {r['precision']} | {cells[0]} | {tokens[0]} | {cells[1]} | "
+              f"{tokens[1]} | {cells[2]} |")
     missed = [f"{r['task']} T={r['T']} {r['precision']} {m}" for r in rows for m in MODES if r["ours"][m] < r["hf"][m]]
     print(f"\ntarget ours >= 1.0x HF in every row: {'met' if not missed else 'NOT met in ' + ', '.join(missed)}")
     if args.picture:

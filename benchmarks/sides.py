@@ -35,3 +35,11 @@ def run_worker(program: str, side: str, command: list, env: dict):
 def save_figure(figure, path: str):
     figure.tight_layout()
     figure.savefig(path, dpi=110)
+
+
+def stratified(sizes: list, count: int) -> list:
+    """The positions of `count` items of `sizes` (e.g. the padded tokens of each batch of an epoch) at the evenly
+    spaced quantiles (k + 1/2) / count of their ranking by size, in their original order: a sample of the whole
+    epoch whose mean size is the epoch's, wherever each size falls in it."""
+    ranked = sorted(range(len(sizes)), key=lambda i: (sizes[i], i))
+    return sorted(ranked[int((k + 0.5) * len(ranked) / count)] for k in range(count))
