@@ -4,8 +4,8 @@ keras-hub's AlbertTextClassifier, in ONE run on this machine.
 For each task (SST-2, CoLA, RTE, QNLI dev; ../shared/glue_real by default, the released 30k-clean SentencePiece
 model) and each --max_seq_length (512, 128), an ALBERT-base-shaped classifier (random weights: time does not
 depend on them; fp32) trained through the project's training loop (what run_classifier.py runs) with
-(a) fixed padding (`--length_buckets=none`), (b) the default buckets (the original's batches, each cut to its
-bucket), (c) `--group_by_length`; and evaluated with fixed-length batches and with batches grouped by length (what
+(a) fixed padding (`--length_buckets=none`), (b) the default buckets (the original's batches, each step's cut to its
+longest example: albert.data.features.step_boundaries), (c) `--group_by_length`; and evaluated with fixed-length batches and with batches grouped by length (what
 evaluation and prediction always do now). Reported: examples/s of each, the share of computed positions that is
 padding over a whole epoch (from the real lengths and each scheme's batches), keras-hub's `fit` / `predict` with
 its default preprocessor (sequence_length 512) on the same strings, the feature conversion of SST-2 train, and the
@@ -45,20 +45,23 @@ def cpu_name() -> str:
         return platform.processor() or platform.machine()
 
 
-def epoch_padding(lengths, batch_size: int, bounds: tuple, grouped: bool) -> float:
-    """The share of the positions an epoch computes that is padding: batches in the data's order (each cut to its
-    bucket), or grouped by bucket."""
+def epoch_padding(lengths, batch_size: int, bounds: tuple, grouped: bool, cut_bounds: tuple | None = None) -> float:
+    """The share of the positions an epoch computes that is padding: batches in the data's order, or grouped by
+    bucket of `bounds`; each batch cut to the smallest of `cut_bounds` (default `bounds`) that holds its longest."""
     import numpy as np
 
     lengths = np.asarray(lengths)
-    table = np.asarray(bounds)
-    bucket = table[np.minimum(np.searchsorted(table, lengths), len(table) - 1)]
+
+    def bucket_of(values, table):
+        table = np.asarray(table)
+        return table[np.minimum(np.searchsorted(table, values), len(table) - 1)]
+
     if grouped:
-        order = np.argsort(bucket, kind="stable")
-        lengths, bucket = lengths[order], bucket[order]
+        lengths = lengths[np.argsort(bucket_of(lengths, bounds), kind="stable")]
     computed = 0
     for start in range(0, len(lengths), batch_size):
-        computed += len(lengths[start:start + batch_size]) * bucket[start:start + batch_size].max()
+        batch = lengths[start:start + batch_size]
+        computed += len(batch) * bucket_of(batch.max(), cut_bounds or bounds)
     return 1.0 - lengths.sum() / computed
 
 
@@ -76,26 +79,36 @@ def epoch_sample(record: str, max_seq_length: int, batch_size: int, bounds: tupl
                  steps: int) -> tuple:
     """(`warmup` batches, `steps` batches) of one epoch (`examples` // `batch_size` batches) of `--group_by_length`
     training batches (the reader's seed as train_rate's), each set at evenly spaced quantiles of the epoch's batches
-    ranked by padded tokens (sides.stratified): a sample of the whole epoch, read before any clock starts."""
+    ranked by the positions a step computes on them (sides.stratified): a sample of the whole epoch, read before any
+    clock starts."""
     import keras
 
     from sides import stratified
 
     keras.utils.set_random_seed(0)
     epoch = list(training_batches(record, max_seq_length, batch_size, bounds).take(examples // batch_size))
-    tokens = [int(b["input_ids"].shape[0]) * int(b["input_ids"].shape[1]) for b in epoch]
+    tokens = [computed_tokens(b) for b in epoch]
     return [epoch[i] for i in stratified(tokens, warmup)], [epoch[i] for i in stratified(tokens, steps)]
 
 
-def train_rate(config, record: str, max_seq_length: int, batch_size: int, bounds: tuple, grouped: bool,
+def computed_tokens(batch) -> int:
+    """The positions a training step computes on `batch` under the default --length_buckets without XLA: every row
+    up to the batch's longest example (albert.data.features.step_boundaries)."""
+    mask = batch["input_mask"].numpy()
+    return int(mask.shape[0] * mask.sum(axis=-1).max())
+
+
+def train_rate(config, record: str, max_seq_length: int, batch_size: int, buckets: str, grouped: bool,
                steps: int, output_dir: str, device: str = "/cpu:0", batches: tuple | None = None) -> float:
     """Examples/s of the project's training loop (AdamW, clipping) over `steps` steps after untimed warm-up steps
     (tracing, the first calls at new lengths), under the Keras dtype policy set before (fp32, or bf16:
-    albert.train.setup.set_precision). `batches`: (warm-up batches, timed batches) to train on (epoch_sample)
-    instead of the reader's first ones."""
+    albert.train.setup.set_precision), with the --length_buckets value `buckets` (each step cuts its batch as
+    run_classifier.py's do: albert.data.features.step_boundaries). `batches`: (warm-up batches, timed batches) to
+    train on (epoch_sample) instead of the reader's first ones."""
     import keras
     import tensorflow as tf
 
+    from albert.data.features import boundaries, step_boundaries
     from albert.model.task_models import AlbertClassifier
     from albert.tasks.classification import classification_loss
     from albert.train.loop import Trainer
@@ -109,8 +122,9 @@ def train_rate(config, record: str, max_seq_length: int, batch_size: int, bounds
         model = AlbertClassifier(config, num_labels=2)
         optimizer = create_optimizer(1e-5, 1000, 0, "adamw", model=model)
     loop = LoopConfig(output_dir=output_dir, num_train_steps=1000, global_batch_size=batch_size,
-                      length_boundaries=bounds)
+                      length_boundaries=step_boundaries(max_seq_length, buckets))
     trainer = Trainer(strategy, model, optimizer, classification_loss, loop)
+    bounds = boundaries(max_seq_length, buckets)
     warmup = len(batches[0]) if batches else 1 if len(bounds) == 1 else 3
 
     def dataset(ctx, batch):
@@ -228,7 +242,7 @@ def main():
     import numpy as np
 
     from albert.config import AlbertConfig
-    from albert.data.features import boundaries
+    from albert.data.features import boundaries, step_boundaries
     from albert.model.task_models import AlbertClassifier
     from albert.tasks.classification import cached_features
     from albert.tasks.glue import convert_example, get_task, read_examples
@@ -262,19 +276,19 @@ def main():
             fixed, default = (seq,), boundaries(seq)
             row = {"task": name, "T": seq, "batch": batch,
                    "pad_fixed": epoch_padding(lengths, batch, fixed, False),
-                   "pad_default": epoch_padding(lengths, batch, default, False),
-                   "pad_grouped": epoch_padding(lengths, batch, default, True),
+                   "pad_default": epoch_padding(lengths, batch, default, False, step_boundaries(seq)),
+                   "pad_grouped": epoch_padding(lengths, batch, default, True, step_boundaries(seq)),
                    "pad_eval": epoch_padding(lengths, 32, default, True)}
             out = os.path.join(work, "run")
             fixed_batch = min(batch, max(1, args.fixed_batch_tokens // seq))
             row["fixed_batch"] = fixed_batch
-            row["train_fixed"] = train_rate(config, record, seq, fixed_batch, fixed, False, args.fixed_steps,
+            row["train_fixed"] = train_rate(config, record, seq, fixed_batch, "none", False, args.fixed_steps,
                                             out + "1")
             if name == "sst-2" and seq == 128 and fixed_batch > 8:  # fixed padding's rate does not depend on the batch
-                row["train_fixed_b8"] = train_rate(config, record, seq, 8, fixed, False, args.fixed_steps * 2,
+                row["train_fixed_b8"] = train_rate(config, record, seq, 8, "none", False, args.fixed_steps * 2,
                                                    out + "4")
-            row["train_default"] = train_rate(config, record, seq, batch, default, False, args.train_steps, out + "2")
-            row["train_grouped"] = train_rate(config, record, seq, batch, default, True, args.train_steps, out + "3")
+            row["train_default"] = train_rate(config, record, seq, batch, "default", False, args.train_steps, out + "2")
+            row["train_grouped"] = train_rate(config, record, seq, batch, "default", True, args.train_steps, out + "3")
             model = AlbertClassifier(config, num_labels=2)
             row["eval_fixed"] = eval_rate(model, record, seq, 32, fixed, args.fixed_eval_examples)
             row["eval_grouped"] = eval_rate(model, record, seq, 32, default, args.eval_examples)

@@ -52,7 +52,7 @@ MODES = ("train", "grouped", "eval")
 
 # ---------------------------------------------------------------------------------------------------- our side
 def ours_worker(args) -> dict:
-    from finetune import epoch_sample, train_rate
+    from finetune import computed_tokens, epoch_sample, train_rate
 
     from albert.config import AlbertConfig
     from albert.data.features import boundaries
@@ -63,11 +63,11 @@ def ours_worker(args) -> dict:
     bounds = boundaries(args.seq_length)
     sample = epoch_sample(args.record, args.seq_length, args.batch_size, bounds, args.examples, WARMUP,
                           args.train_steps)
-    result = {"grouped_tokens": sum(int(b["input_ids"].shape[0]) * int(b["input_ids"].shape[1]) for b in sample[1])}
+    result = {"grouped_tokens": sum(computed_tokens(b) for b in sample[1])}
     with tempfile.TemporaryDirectory() as tmp:
         for mode, batches in (("train", None), ("grouped", sample)):
             set_precision(args.precision)
-            result[mode] = train_rate(config, args.record, args.seq_length, args.batch_size, bounds, False,
+            result[mode] = train_rate(config, args.record, args.seq_length, args.batch_size, "default", False,
                                       args.train_steps, os.path.join(tmp, mode), batches=batches)
     set_precision(args.precision)
     from finetune import eval_rate
@@ -184,13 +184,14 @@ def our_batches(record: str, ids, seq_length: int, batch_size: int, count: int) 
 
 
 def padded_tokens(arrays: str, batch_size: int, seq_length: int) -> list:
-    """[ours, HF]: the tokens the timed batches of the train row hold once padded (ours: to the batch's length
-    bucket; HF: to its longest example): the two sides compute on the same examples, padded differently."""
+    """[ours, HF]: the tokens the timed batches of the train row hold once padded (ours: as its training step cuts
+    them, albert.data.features.step_boundaries; HF: to its longest example): the two sides compute on the same
+    examples, each padded its own way."""
     import numpy as np
 
-    from albert.data.features import boundaries
+    from albert.data.features import step_boundaries
 
-    bounds = np.array(boundaries(seq_length))
+    bounds = np.array(step_boundaries(seq_length))
     with np.load(arrays) as data:
         longest = data["lengths"][data["train_order"]].reshape(-1, batch_size).max(axis=1)[WARMUP:]
     return [int(bounds[np.searchsorted(bounds, longest)].sum() * batch_size), int(longest.sum() * batch_size)]
@@ -257,7 +258,7 @@ def main(argv=None):
     work = tempfile.mkdtemp(prefix="albert-finetune-hf-")
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", OMP_NUM_THREADS="2")
     settings = {"machine": machine, "train_steps": args.train_steps, "eval_examples": args.eval_examples,
-                "turns": args.turns, "grouped_sample": "stratified"}
+                "turns": args.turns, "grouped_sample": "stratified", "our_step_cut": "longest example"}
     done = measured(args.results, settings)
     rows = []
     for task in args.tasks.split(","):

@@ -75,15 +75,14 @@ def fine_tuning_rows(config, device: str, precision: str, steps: int, record: st
     import tensorflow as tf
     from finetune import train_rate
 
-    from albert.data.features import boundaries
     from albert.train.setup import set_precision
 
     rows = []
-    for scheme, bounds in (("buckets", boundaries(128)), ("fixed", (128,))):
+    for scheme, buckets in (("buckets", "default"), ("fixed", "none")):
         set_precision(precision)
         tf.config.experimental.reset_memory_stats(device)
         with tempfile.TemporaryDirectory() as tmp:
-            rate = train_rate(config, record, 128, 32, bounds, False, steps, tmp, device=f"/{device.lower()}")
+            rate = train_rate(config, record, 128, 32, buckets, False, steps, tmp, device=f"/{device.lower()}")
         rows.append({"job": f"fine-tuning SST-2, {scheme}", "T": 128, "batch": 32, "precision": precision,
                      "xla": "off", "rate": f"{rate:,.1f} examples/s", "mfu": "", "peak_mib": round(peak_mib(device))})
     set_precision("fp32")

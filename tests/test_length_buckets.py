@@ -2,6 +2,7 @@
 
 - every task model's outputs on a cut batch equal the fixed-length batch's at the real positions (1e-5);
 - grouped batches hold every example once, each cut to its bucket, and outputs go back to the examples' order;
+- a training step cuts its batch to its longest example, under XLA to its bucket (albert.train.replicas);
 - run_classifier.py: 20 steps with the default buckets and with `--length_buckets=none` give the same per-step
   losses (1e-4) and the same test predictions; `--group_by_length` trains; under `--jit_compile` XLA compiles the
   step once per length used (counted from XLA's own dumps), bounded by the boundaries;
@@ -23,8 +24,9 @@ import tensorflow as tf
 
 import albert
 from albert.data.buckets import cut, cut_to_bucket, grouped_batches, in_original_order
-from albert.data.features import PACKED_INPUTS, boundaries
+from albert.data.features import PACKED_INPUTS, boundaries, step_boundaries
 from albert.ground.errors import AlbertError
+from albert.train.replicas import ReplicaFeed
 from tests.helpers import ROOT, tiny_config
 from tests.pretraining_helpers import run_on_two_cpus, step_losses
 
@@ -61,6 +63,21 @@ def test_a_batch_is_cut_to_the_bucket_of_its_longest_example():
     race = cut_to_bucket({k: tf.constant(v) for k, v in batch_of([[2, 3, 9, 1], [1, 1, 1, 1]]).items()}, bounds)
     assert tuple(race["input_ids"].shape) == (2, 4, 16)  # the longest row of any choice decides
     assert cut_to_bucket(features, (16,)) is features  # fixed padding: as it is
+
+
+def test_an_uncompiled_step_cuts_its_batch_to_the_longest_example_a_compiled_one_to_the_bucket():
+    assert step_boundaries(16) == tuple(range(1, 17))
+    assert step_boundaries(16, " Default ", compiled=True) == boundaries(16) == (8, 12, 16)
+    assert step_boundaries(16, "none") == (16,)
+    assert step_boundaries(128, "32,64") == (32, 64, 128)
+    features = {k: tf.constant(v) for k, v in batch_of([3, 7, 5]).items()}
+    for compiled, length in ((False, 7), (True, 8)):
+        feed = ReplicaFeed(tf.distribute.OneDeviceStrategy("/cpu:0"), step_boundaries(T, compiled=compiled))
+        batch, positions = feed.cut(features)
+        assert {k: tuple(v.shape) for k, v in batch.items()} == {k: (3, length) for k in PACKED_INPUTS}
+        assert float(positions) == 3 * length
+        np.testing.assert_array_equal(batch["input_mask"], features["input_mask"][:, :length])
+        assert feed.batch_shapes() == {length: 1}
 
 
 def test_grouped_batches_hold_every_example_once_and_come_back_in_order():
@@ -196,6 +213,9 @@ def test_twenty_steps_with_buckets_follow_fixed_padding(task, tmp_path):
             lengths = dict(item.split(" (") for item in result.stdout.split("batch lengths (steps): ")[1]
                            .splitlines()[0].rstrip(")").split("), "))
             assert len(lengths) >= 2 and min(map(int, lengths)) < 64, lengths  # short batches computed less
+            # each batch cut to its own longest example, not to a bucket (the task's lengths are drawn at random,
+            # so its 20 batches' longest do not all fall on boundaries)
+            assert not set(map(int, lengths)) <= set(boundaries(64)), lengths
     assert sorted(losses["default"]) == list(range(1, 21))
     for step, loss in losses["none"].items():
         assert abs(loss - losses["default"][step]) <= 1e-4, (step, loss, losses["default"][step])

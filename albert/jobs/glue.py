@@ -105,7 +105,7 @@ class FineTuning:
         self.bounds = boundaries(settings.max_seq_length, settings.length_buckets)
         self.trainer = fine_tuning_trainer(runtime, strategy, self.model, optimizer, classification_loss, config,
                                            output_dir, settings.train_step, settings.train_batch_size,
-                                           settings.max_seq_length, self.bounds)
+                                           settings.max_seq_length, settings.length_buckets)
 
     def run(self):
         s = self.settings

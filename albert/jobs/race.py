@@ -76,7 +76,7 @@ class RaceFineTuning:
             optimizer = create_optimizer(s.learning_rate, s.train_step, s.warmup_step, "adamw", model=self.model)
         self.bounds = boundaries(s.max_seq_length, s.length_buckets)
         self.trainer = fine_tuning_trainer(runtime, strategy, self.model, optimizer, race_loss, config, s.output_dir,
-                                           s.train_step, s.train_batch_size, s.max_seq_length, self.bounds,
+                                           s.train_step, s.train_batch_size, s.max_seq_length, s.length_buckets,
                                            examples_per_row=NUM_CHOICES)
 
     def run(self):

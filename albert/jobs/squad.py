@@ -159,7 +159,7 @@ class SquadFineTuning:
         self.trainer = fine_tuning_trainer(self.runtime, self.strategy, self.model, optimizer,
                                            squad.squad_v2_loss if self.version_2 else squad.squad_v1_loss,
                                            self.config, s.output_dir, self.num_train_steps, s.train_batch_size,
-                                           s.max_seq_length, bounds)
+                                           s.max_seq_length, s.length_buckets if self.version_2 else None)
         resumed = begin_training(self.trainer, s.init_checkpoint)
         record = s.train_feature_file or os.path.join(s.output_dir, "train.tf_record")
         squad.cached_features(self.examples, self.sp_model, s.features, True, record, record + ".json",

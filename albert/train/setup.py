@@ -5,6 +5,7 @@ import keras
 import tensorflow as tf
 
 from albert.config import AlbertConfig
+from albert.data.features import step_boundaries
 from albert.ground.errors import AlbertError
 from albert.model.sizing import forward_flops_per_token
 from albert.train.distribute import create_strategy
@@ -69,9 +70,12 @@ def loop_config(runtime: Runtime, config, output_dir: str, num_train_steps: int,
 
 
 def fine_tuning_trainer(runtime: Runtime, strategy, model, optimizer, loss_fn, config, output_dir: str,
-                        num_train_steps: int, batch_size: int, seq_length: int, length_boundaries: tuple | None,
+                        num_train_steps: int, batch_size: int, seq_length: int, length_buckets: str | None,
                         examples_per_row: int = 1) -> Trainer:
-    """The Trainer of a fine-tuning run (loop_config's settings; loss scaling under fp16)."""
+    """The Trainer of a fine-tuning run (loop_config's settings; loss scaling under fp16). `length_buckets`: the
+    --length_buckets value its steps cut batches by (albert.data.features.step_boundaries: under the default, each
+    batch to its longest example unless --jit_compile); None: batches stay whole."""
+    bounds = None if length_buckets is None else step_boundaries(seq_length, length_buckets, runtime.jit_compile)
     loop = loop_config(runtime, config, output_dir, num_train_steps, batch_size, seq_length, examples_per_row,
-                       length_boundaries=length_boundaries)
+                       length_boundaries=bounds)
     return Trainer(strategy, model, optimizer, loss_fn, loop, loss_scaling=runtime.mixed_precision == "fp16")
