@@ -87,8 +87,8 @@ def boundaries(max_seq_length: int, spec: str = "default") -> tuple:
 def step_boundaries(max_seq_length: int, spec: str = "default", compiled: bool = False) -> tuple:
     """The lengths a training step cuts its batch to. `default` without XLA (`compiled` False): every length, so
     each batch computes exactly up to its longest example (dynamic padding: a graph step takes any length, traced
-    once; cutting to a bucket instead computed 10-14 % more positions, and as much more time, on SST-2's
-    batches); under XLA, and for any other spec, `boundaries` (a compiled step sees a bounded number of shapes)."""
+    once, and a new length costs no measurable extra time; cutting to a bucket instead computed 12-14 % more
+    positions and took 10-14 % more time on base-size batches of 16 at lengths 49 and 57); under XLA, and for any other spec, `boundaries` (a compiled step sees a bounded number of shapes)."""
     if (spec or "default").strip().lower() == "default" and not compiled:
         return tuple(range(1, max_seq_length + 1))
     return boundaries(max_seq_length, spec)
