@@ -5,9 +5,9 @@ For each task (SST-2, CoLA, RTE, QNLI dev; ../shared/glue_real by default, the r
 model) and each --max_seq_length (512, 128), an ALBERT-base-shaped classifier (random weights: time does not
 depend on them; fp32) trained through the project's training loop (what run_classifier.py runs) with
 (a) fixed padding (`--length_buckets=none`), (b) the default buckets (the original's batches, each step's cut to its
-longest example: albert.data.features.step_boundaries), (c) `--group_by_length`; and evaluated with fixed-length batches and with batches grouped by length (what
-evaluation and prediction always do now). Reported: examples/s of each, the share of computed positions that is
-padding over a whole epoch (from the real lengths and each scheme's batches), keras-hub's `fit` / `predict` with
+longest example: albert.data.features.step_boundaries), (c) `--group_by_length`; and evaluated with fixed-length
+batches and with batches grouped by length (what evaluation and prediction always do now). Reported: examples/s of
+each, the share of computed positions that is padding over a whole epoch (from the real lengths and each scheme's batches), keras-hub's `fit` / `predict` with
 its default preprocessor (sequence_length 512) on the same strings, the feature conversion of SST-2 train, and the
 latency of one short query through the exported raw-string classifier (buckets vs fixed).
 

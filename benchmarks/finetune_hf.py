@@ -7,7 +7,7 @@ original's batch size), the same ids on both sides (FullTokenizer's), 2 threads 
 
 | row | ours (the project's training loop, what run_classifier.py runs) | HF (PyTorch, SDPA attention) |
 |---|---|---|
-| train | the default length buckets, the original's batches | `DataCollatorWithPadding` (each batch padded to its longest), the SAME batches |
+| train | the default --length_buckets (each step's batch cut to its longest), the original's batches | `DataCollatorWithPadding` (each batch padded to its longest), the SAME batches |
 | grouped | `--group_by_length`, batches sampled over its epoch | `group_by_length=True`: the Trainer's `LengthGroupedSampler`, batches sampled over its epoch |
 | eval | batches of 32 grouped by length (what evaluation does) | `DataCollatorWithPadding` over length-sorted batches of 32 |
 

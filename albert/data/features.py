@@ -88,7 +88,8 @@ def step_boundaries(max_seq_length: int, spec: str = "default", compiled: bool =
     """The lengths a training step cuts its batch to. `default` without XLA (`compiled` False): every length, so
     each batch computes exactly up to its longest example (dynamic padding: a graph step takes any length, traced
     once, and a new length costs no measurable extra time; cutting to a bucket instead computed 12-14 % more
-    positions and took 10-14 % more time on base-size batches of 16 at lengths 49 and 57); under XLA, and for any other spec, `boundaries` (a compiled step sees a bounded number of shapes)."""
+    positions and took 10-14 % more time on base-size batches of 16 at lengths 49 and 57); under XLA, and for any
+    other spec, `boundaries` (a compiled step sees a bounded number of shapes)."""
     if (spec or "default").strip().lower() == "default" and not compiled:
         return tuple(range(1, max_seq_length + 1))
     return boundaries(max_seq_length, spec)

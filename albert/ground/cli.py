@@ -180,8 +180,8 @@ def define_length_flags(training: bool = True):
                         "original; model.tflite then has that fixed length instead of any length), or "
                         "comma-separated lengths. Training keeps the original's batches (the same examples in the "
                         "same order); under default, a step not compiled by XLA (no --jit_compile) cuts each batch to "
-                        "its own longest example instead of its bucket; evaluation and prediction group examples by length and give results in the "
-                        "original order.")
+                        "its own longest example instead of its bucket; evaluation and prediction group examples by "
+                        "length and give results in the original order.")
     flags.DEFINE_bool("group_by_length", False, "Training batches of examples of similar length (shuffled within "
                       "length buckets, the buckets' batches interleaved at random): less padding than --length_buckets "
                       "alone, but other batches than the original's.")
