@@ -7,9 +7,10 @@ depend on them; fp32) trained through the project's training loop (what run_clas
 (a) fixed padding (`--length_buckets=none`), (b) the default buckets (the original's batches, each step's cut to its
 longest example: albert.data.features.step_boundaries), (c) `--group_by_length`; and evaluated with fixed-length
 batches and with batches grouped by length (what evaluation and prediction always do now). Reported: examples/s of
-each, the share of computed positions that is padding over a whole epoch (from the real lengths and each scheme's batches), keras-hub's `fit` / `predict` with
-its default preprocessor (sequence_length 512) on the same strings, the feature conversion of SST-2 train, and the
-latency of one short query through the exported raw-string classifier (buckets vs fixed).
+each, the share of computed positions that is padding over a whole epoch (from the real lengths and each scheme's
+batches), keras-hub's `fit` / `predict` with its default preprocessor (sequence_length 512) on the same strings, the
+feature conversion of SST-2 train, and the latency of one short query through the exported raw-string classifier
+(buckets vs fixed).
 
 Fixed padding costs the same for any batch, so its timings use few steps; the bucketed schemes' cost depends on
 each batch's lengths, so they are timed over more batches drawn the same way. Training with fixed padding (ours and
