@@ -46,10 +46,15 @@ def cpu_name() -> str:
         return platform.processor() or platform.machine()
 
 
-def epoch_padding(lengths, batch_size: int, bounds: tuple, grouped: bool, cut_bounds: tuple | None = None) -> float:
-    """The share of the positions an epoch computes that is padding: batches in the data's order, or grouped by
-    bucket of `bounds`; each batch cut to the smallest of `cut_bounds` (default `bounds`) that holds its longest."""
+def epoch_padding(lengths, batch_size: int, bounds: tuple, grouping: str = "none",
+                  cut_bounds: tuple | None = None) -> float:
+    """The share of the positions an epoch computes that is padding: batches in the data's order (`grouping`
+    "none"), grouped by bucket of `bounds` ("buckets": evaluation), or cut from windows sorted by length ("windows":
+    --group_by_length training, albert.data.buckets.length_sorted_batches); each batch cut to the smallest of
+    `cut_bounds` (default `bounds`) that holds its longest."""
     import numpy as np
+
+    from albert.data.buckets import WINDOW_BATCHES
 
     lengths = np.asarray(lengths)
 
@@ -57,8 +62,12 @@ def epoch_padding(lengths, batch_size: int, bounds: tuple, grouped: bool, cut_bo
         table = np.asarray(table)
         return table[np.minimum(np.searchsorted(table, values), len(table) - 1)]
 
-    if grouped:
+    if grouping == "buckets":
         lengths = lengths[np.argsort(bucket_of(lengths, bounds), kind="stable")]
+    elif grouping == "windows":
+        window = batch_size * WINDOW_BATCHES
+        lengths = np.concatenate([-np.sort(-lengths[s:s + window], kind="stable")
+                                  for s in range(0, len(lengths), window)])
     computed = 0
     for start in range(0, len(lengths), batch_size):
         batch = lengths[start:start + batch_size]
@@ -66,7 +75,7 @@ def epoch_padding(lengths, batch_size: int, bounds: tuple, grouped: bool, cut_bo
     return 1.0 - lengths.sum() / computed
 
 
-def training_batches(record: str, max_seq_length: int, batch_size: int, group_by_length: tuple | None,
+def training_batches(record: str, max_seq_length: int, batch_size: int, group_by_length: bool,
                      input_context=None):
     """The training batches run_classifier.py's reader gives (its shuffle buffer and seed) after keras's seed 0, as
     train_rate reads them (finetune_hf.py matches them to their examples)."""
@@ -76,8 +85,7 @@ def training_batches(record: str, max_seq_length: int, batch_size: int, group_by
                               group_by_length=group_by_length)
 
 
-def epoch_sample(record: str, max_seq_length: int, batch_size: int, bounds: tuple, examples: int, warmup: int,
-                 steps: int) -> tuple:
+def epoch_sample(record: str, max_seq_length: int, batch_size: int, examples: int, warmup: int, steps: int) -> tuple:
     """(`warmup` batches, `steps` batches) of one epoch (`examples` // `batch_size` batches) of `--group_by_length`
     training batches (the reader's seed as train_rate's), each set at evenly spaced quantiles of the epoch's batches
     ranked by the positions a step computes on them (sides.stratified): a sample of the whole epoch, read before any
@@ -87,7 +95,7 @@ def epoch_sample(record: str, max_seq_length: int, batch_size: int, bounds: tupl
     from sides import stratified
 
     keras.utils.set_random_seed(0)
-    epoch = list(training_batches(record, max_seq_length, batch_size, bounds).take(examples // batch_size))
+    epoch = list(training_batches(record, max_seq_length, batch_size, True).take(examples // batch_size))
     tokens = [computed_tokens(b) for b in epoch]
     return [epoch[i] for i in stratified(tokens, warmup)], [epoch[i] for i in stratified(tokens, steps)]
 
@@ -130,7 +138,7 @@ def train_rate(config, record: str, max_seq_length: int, batch_size: int, bucket
 
     def dataset(ctx, batch):
         if not batches:
-            return training_batches(record, max_seq_length, batch, bounds if grouped else None, ctx)
+            return training_batches(record, max_seq_length, batch, grouped, ctx)
         joined = tf.data.Dataset.from_tensors(batches[0][0])
         for one in batches[0][1:] + batches[1]:
             joined = joined.concatenate(tf.data.Dataset.from_tensors(one))
@@ -276,10 +284,10 @@ def main():
             batch = BATCH[name]
             fixed, default = (seq,), boundaries(seq)
             row = {"task": name, "T": seq, "batch": batch,
-                   "pad_fixed": epoch_padding(lengths, batch, fixed, False),
-                   "pad_default": epoch_padding(lengths, batch, default, False, step_boundaries(seq)),
-                   "pad_grouped": epoch_padding(lengths, batch, default, True, step_boundaries(seq)),
-                   "pad_eval": epoch_padding(lengths, 32, default, True)}
+                   "pad_fixed": epoch_padding(lengths, batch, fixed),
+                   "pad_default": epoch_padding(lengths, batch, default, "none", step_boundaries(seq)),
+                   "pad_grouped": epoch_padding(lengths, batch, default, "windows", step_boundaries(seq)),
+                   "pad_eval": epoch_padding(lengths, 32, default, "buckets")}
             out = os.path.join(work, "run")
             fixed_batch = min(batch, max(1, args.fixed_batch_tokens // seq))
             row["fixed_batch"] = fixed_batch

@@ -15,8 +15,8 @@ Training rates: examples/s over --train_steps steps after WARMUP untimed ones on
 trace new bucket lengths). In the train row both sides train on the same examples in the same batches: the ones the
 original's reader gives (its shuffle buffer and seed), read from our pipeline and matched to their indices, so the
 rows differ only in padding (buckets vs each batch's longest) and the framework. In the grouped row each side's own
-grouping decides the batches (ours: the reader's bucketed batches, each padded to its bucket; HF: its
-`LengthGroupedSampler`'s, each padded to its longest), and each side samples its own whole epoch the same way: its
+grouping decides the batches (ours: the reader's, cut from windows of 50 batches sorted by length, each step cut
+to its longest; HF: its `LengthGroupedSampler`'s, mega-batches of 50 sorted, each padded to its longest), and each side samples its own whole epoch the same way: its
 epoch's batches ranked by padded tokens, the timed ones (and, apart, the warm-up ones) at the evenly spaced
 quantiles (k + 1/2) / n of that ranking (sides.stratified), trained in epoch order. A few batches taken anywhere
 else (the first ones, or one place per mega-batch) hold tokens that differ from the epoch's mean by a factor of two
@@ -61,8 +61,7 @@ def ours_worker(args) -> dict:
 
     config = AlbertConfig.preset("base_v2")
     bounds = boundaries(args.seq_length)
-    sample = epoch_sample(args.record, args.seq_length, args.batch_size, bounds, args.examples, WARMUP,
-                          args.train_steps)
+    sample = epoch_sample(args.record, args.seq_length, args.batch_size, args.examples, WARMUP, args.train_steps)
     result = {"grouped_tokens": sum(computed_tokens(b) for b in sample[1])}
     with tempfile.TemporaryDirectory() as tmp:
         for mode, batches in (("train", None), ("grouped", sample)):
@@ -178,7 +177,7 @@ def our_batches(record: str, ids, seq_length: int, batch_size: int, count: int) 
         rows.setdefault(row.tobytes(), []).append(index)
     keras.utils.set_random_seed(0)  # as train_rate
     order = []
-    for batch in training_batches(record, seq_length, batch_size, None).take(count):
+    for batch in training_batches(record, seq_length, batch_size, False).take(count):
         order += [rows[row.tobytes()][0] for row in batch["input_ids"].numpy().astype(ids.dtype)]
     return order
 
@@ -258,7 +257,8 @@ def main(argv=None):
     work = tempfile.mkdtemp(prefix="albert-finetune-hf-")
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", OMP_NUM_THREADS="2")
     settings = {"machine": machine, "train_steps": args.train_steps, "eval_examples": args.eval_examples,
-                "turns": args.turns, "grouped_sample": "stratified", "our_step_cut": "longest example"}
+                "turns": args.turns, "grouped_sample": "stratified", "our_step_cut": "longest example",
+                "our_grouping": "windows of 50 batches sorted by length"}
     done = measured(args.results, settings)
     rows = []
     for task in args.tasks.split(","):

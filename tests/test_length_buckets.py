@@ -2,6 +2,7 @@
 
 - every task model's outputs on a cut batch equal the fixed-length batch's at the real positions (1e-5);
 - grouped batches hold every example once, each cut to its bucket, and outputs go back to the examples' order;
+- `--group_by_length` batches are those of windows sorted by length (an independent numpy reference), shuffled;
 - a training step cuts its batch to its longest example, under XLA to its bucket (albert.train.replicas);
 - run_classifier.py: 20 steps with the default buckets and with `--length_buckets=none` give the same per-step
   losses (1e-4) and the same test predictions; `--group_by_length` trains; under `--jit_compile` XLA compiles the
@@ -23,7 +24,7 @@ import pytest
 import tensorflow as tf
 
 import albert
-from albert.data.buckets import cut, cut_to_bucket, grouped_batches, in_original_order
+from albert.data.buckets import cut, cut_to_bucket, grouped_batches, in_original_order, length_sorted_batches
 from albert.data.features import PACKED_INPUTS, boundaries, step_boundaries
 from albert.ground.errors import AlbertError
 from albert.train.replicas import ReplicaFeed
@@ -101,6 +102,32 @@ def test_grouped_batches_hold_every_example_once_and_come_back_in_order():
     computed = sum(b["input_ids"].shape[0] * b["input_ids"].shape[1] for b in batches)
     assert computed < 0.7 * fixed
 
+
+
+@pytest.mark.parametrize("rows", [None, 4])
+def test_group_by_length_batches_are_cut_from_windows_sorted_by_length(rows):
+    """Windows of 3 batches of 5: each sorted by length (longest first, ties in arrival order; multiple choice: the
+    longest row) and cut into batches, as numpy sorts them here; the same batches come out, in another order, each
+    example at most once (a last partial batch dropped), padded as they came (the step cuts them)."""
+    rng = np.random.default_rng(2)
+    count = 4 * 15 + 7  # four whole windows and one of 7 examples: one batch and 2 dropped
+    lengths = rng.integers(1, T + 1, (count,) if rows is None else (count, rows))
+    features = dict(batch_of(lengths), label_ids=np.arange(count, dtype=np.int32))
+    longest = lengths if rows is None else lengths.max(axis=1)
+    expected = []
+    for start in range(0, count, 15):
+        window = np.arange(start, min(start + 15, count))
+        ordered = window[np.argsort(-longest[window], kind="stable")]
+        expected += [tuple(ordered[s:s + 5]) for s in range(0, len(ordered) - 4, 5)]
+    batches = list(length_sorted_batches(tf.data.Dataset.from_tensor_slices(features), 5, seed=3, window_batches=3))
+    got = [tuple(batch["label_ids"].numpy()) for batch in batches]
+    assert len(got) == 13 and sorted(got) == sorted(expected)
+    assert got != expected  # the batches shuffled, not longest first in every window
+    for batch, examples in zip(batches, got):
+        np.testing.assert_array_equal(batch["input_ids"], features["input_ids"][list(examples)])
+    spread = np.mean([np.ptp(longest[list(examples)]) for examples in got])  # longest - shortest in a batch
+    arrival = np.mean([np.ptp(longest[s:s + 5]) for s in range(0, count - 4, 5)])
+    assert spread < 0.6 * arrival, (spread, arrival)
 
 MODELS = {  # name -> (constructor, extra inputs, outputs compared at real positions (axis 1) or whole)
     "classifier": (lambda c: albert.AlbertClassifier(c, num_labels=3), {}, {"": None}),

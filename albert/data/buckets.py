@@ -9,14 +9,19 @@ round-off (SQuAD 1.1's loss is the exception: its softmax runs over every positi
 
 - `albert.data.features.boundaries(max_seq_length, spec)`: the lengths, from a --length_buckets value.
 - `cut_to_bucket(features, boundaries)`: one padded batch (same examples, same order) cut in the graph.
-- `grouped_batches(examples, ...)`: examples grouped by length bucket into batches (evaluation, prediction and
-  `--group_by_length` training), each carrying its examples' positions so outputs go back to the original order.
+- `grouped_batches(examples, ...)`: examples grouped by length bucket into batches (evaluation and prediction),
+  each carrying its examples' positions so outputs go back to the original order.
+- `length_sorted_batches(examples, ...)`: `--group_by_length` training batches, cut from windows of examples sorted
+  by length (as Hugging Face's `LengthGroupedSampler`).
 """
 
 import numpy as np
 import tensorflow as tf
 
 from albert.data.features import PACKED_INPUTS
+
+# --group_by_length: batches per window sorted by length (Hugging Face's LengthGroupedSampler sorts mega-batches of 50)
+WINDOW_BATCHES = 50
 
 # the features whose last axis is the sequence (the TF Hub names of the packed inputs too)
 SEQUENCE_FEATURES = PACKED_INPUTS + ("p_mask", "input_word_ids", "input_type_ids")
@@ -53,21 +58,37 @@ def cut_to_bucket(features: dict, bucket_bounds: tuple | None) -> dict:
     return cut(features, bucket_length(tf.reduce_max(example_lengths(features)), bucket_bounds))
 
 
-def grouped_batches(examples: tf.data.Dataset, batch_size: int, bucket_bounds: tuple,
-                    drop_remainder: bool = False) -> tf.data.Dataset:
+def grouped_batches(examples: tf.data.Dataset, batch_size: int, bucket_bounds: tuple) -> tf.data.Dataset:
     """Batches of examples of one length bucket each, cut to it; every example once, each batch with `position`
     (its examples' places in `examples`, to put outputs back in order). A bucket's last, smaller batch comes when the
-    input ends (or is dropped with `drop_remainder`: training batches keep their size)."""
+    input ends."""
     def key(position, features):
         length = tf.reduce_max(example_lengths({k: v[None] for k, v in features.items()}))
         return tf.cast(bucket_index(length, bucket_bounds), tf.int64)
 
     def batch(_, window):
-        return window.batch(batch_size, drop_remainder=drop_remainder)
+        return window.batch(batch_size)
 
     grouped = examples.enumerate().group_by_window(key, batch, window_size=batch_size)
     return grouped.map(lambda position, features: dict(cut_to_bucket(features, bucket_bounds), position=position),
                        num_parallel_calls=tf.data.AUTOTUNE)
+
+
+def length_sorted_batches(examples: tf.data.Dataset, batch_size: int, seed: int,
+                          window_batches: int = WINDOW_BATCHES) -> tf.data.Dataset:
+    """`--group_by_length` training batches: the examples taken in windows of `window_batches` batches, each window
+    sorted by length (longest first, ties in arrival order) and cut into batches of neighbouring lengths, the batches
+    then shuffled (a window's worth of buffer, `seed`). Every example of a window once; a last partial batch is
+    dropped (training batches keep their size). Batches keep the records' padding: the training step cuts each
+    (albert.data.features.step_boundaries), so a step computes up to its own longest example, or its bucket under XLA.
+    Finer than grouping by bucket: a batch's examples differ by a few tokens, not by up to a quarter of the bucket."""
+    def sort(window):
+        order = tf.argsort(example_lengths(window), direction="DESCENDING", stable=True)
+        return {k: tf.gather(v, order) for k, v in window.items()}
+
+    windows = examples.batch(batch_size * window_batches).map(sort, num_parallel_calls=tf.data.AUTOTUNE,
+                                                               deterministic=True)
+    return windows.unbatch().batch(batch_size, drop_remainder=True).shuffle(window_batches, seed=seed)
 
 
 def in_original_order(positions: list, outputs: list) -> np.ndarray:

@@ -2,7 +2,7 @@
 
 import tensorflow as tf
 
-from albert.data.buckets import grouped_batches
+from albert.data.buckets import grouped_batches, length_sorted_batches
 from albert.data.corpus import expand_inputs
 from albert.data.features import PACKED_INPUTS, classifier_features, pretraining_features, race_features, squad_features
 from albert.data.tfrecord import count_records
@@ -33,11 +33,11 @@ def _decoder(spec: dict, keep: tuple | None = None):
 
 
 def record_dataset(files: list, decode, batch_size: int, is_training: bool, input_context=None, seed: int = 12345,
-                   shuffle_buffer: int = 100, group_by_length: tuple | None = None):
+                   shuffle_buffer: int = 100, group_by_length: bool = False):
     """Files -> parsed, batched (drop_remainder) examples. Training: files sharded per input pipeline (or records,
     when there are fewer files than pipelines), repeated, shuffled with a fixed seed, read deterministically so a
-    checkpointed iterator resumes exactly. `group_by_length` (training; the bucket boundaries): each batch of
-    examples of one length bucket, cut to it, the buckets' batches interleaved at random (albert.data.buckets)."""
+    checkpointed iterator resumes exactly. `group_by_length` (training): batches of examples of neighbouring
+    lengths, cut from windows sorted by length, in random order (albert.data.buckets.length_sorted_batches)."""
     dataset = tf.data.Dataset.from_tensor_slices(files)
     pipelines = input_context.num_input_pipelines if input_context else 1
     pipeline = input_context.input_pipeline_id if input_context else 0
@@ -56,9 +56,7 @@ def record_dataset(files: list, decode, batch_size: int, is_training: bool, inpu
         dataset = dataset.shuffle(shuffle_buffer, seed=seed)
     dataset = dataset.map(decode, num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
     if group_by_length:
-        batches = grouped_batches(dataset, batch_size, group_by_length, drop_remainder=True)
-        batches = batches.map(lambda batch: {k: v for k, v in batch.items() if k != "position"})
-        return batches.shuffle(4 * len(group_by_length), seed=seed).prefetch(tf.data.AUTOTUNE)
+        return length_sorted_batches(dataset, batch_size, seed).prefetch(tf.data.AUTOTUNE)
     return dataset.batch(batch_size, drop_remainder=True).prefetch(tf.data.AUTOTUNE)
 
 
@@ -83,7 +81,7 @@ def classifier_decoder(max_seq_length: int, regression: bool = False):
 
 
 def classifier_dataset(files: list, max_seq_length: int, regression: bool, batch_size: int, is_training: bool,
-                       input_context=None, seed: int = 12345, group_by_length: tuple | None = None):
+                       input_context=None, seed: int = 12345, group_by_length: bool = False):
     return record_dataset(files, classifier_decoder(max_seq_length, regression), batch_size, is_training,
                           input_context, seed, group_by_length=group_by_length)
 
@@ -100,7 +98,7 @@ def race_decoder(max_seq_length: int):
 
 
 def race_dataset(files: list, max_seq_length: int, batch_size: int, is_training: bool, input_context=None,
-                 seed: int = 12345, group_by_length: tuple | None = None):
+                 seed: int = 12345, group_by_length: bool = False):
     return record_dataset(files, race_decoder(max_seq_length), batch_size, is_training, input_context, seed,
                           group_by_length=group_by_length)
 
@@ -111,7 +109,7 @@ def squad_decoder(max_seq_length: int, is_training: bool):
 
 
 def squad_dataset(files: list, max_seq_length: int, batch_size: int, is_training: bool, input_context=None,
-                  seed: int = 12345, group_by_length: tuple | None = None):
+                  seed: int = 12345, group_by_length: bool = False):
     return record_dataset(files, squad_decoder(max_seq_length, is_training), batch_size, is_training,
                           input_context, seed, group_by_length=group_by_length)
 

@@ -182,9 +182,9 @@ def define_length_flags(training: bool = True):
                         "same order); under default, a step not compiled by XLA (no --jit_compile) cuts each batch to "
                         "its own longest example instead of its bucket; evaluation and prediction group examples by "
                         "length and give results in the original order.")
-    flags.DEFINE_bool("group_by_length", False, "Training batches of examples of similar length (shuffled within "
-                      "length buckets, the buckets' batches interleaved at random): less padding than --length_buckets "
-                      "alone, but other batches than the original's.")
+    flags.DEFINE_bool("group_by_length", False, "Training batches of examples of neighbouring lengths (windows of "
+                      "50 batches sorted by length, as Hugging Face's group_by_length, the batches in random order): "
+                      "less padding than --length_buckets alone, but other batches than the original's.")
 
 
 TFLITE_QUANTIZATIONS = ("none", "dynamic_int8", "float16")

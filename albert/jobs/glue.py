@@ -130,9 +130,8 @@ class FineTuning:
 
     def train_dataset(self, path: str, batch_size: int, context=None):
         """Training batches: the original's, or grouped by length."""
-        grouped = self.bounds if self.settings.group_by_length else None
         return classifier_dataset([path], self.settings.max_seq_length, self.task.is_regression, batch_size, True,
-                                  context, seed=self.seed, group_by_length=grouped)
+                                  context, seed=self.seed, group_by_length=self.settings.group_by_length)
 
     def prediction_batches(self, split: str, batch_size: int):
         """A split's features in batches grouped by length, each with its examples' `position`."""

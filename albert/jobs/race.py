@@ -127,9 +127,9 @@ class RaceFineTuning:
         s = self.settings
         resumed = begin_training(self.trainer, s.init_checkpoint)
         train_path, _ = self.features("train", s.train_file, resumed)
-        grouped = self.bounds if s.group_by_length else None
         self.trainer.train(lambda ctx, batch: race_dataset([train_path], s.max_seq_length, batch, True, ctx,
-                                                           seed=self.runtime.random_seed, group_by_length=grouped),
+                                                           seed=self.runtime.random_seed,
+                                                           group_by_length=s.group_by_length),
                            on_checkpoint=self.evaluate if s.do_eval else None,
                            on_started=lambda: record_model_files(s.output_dir, self.config, s.spm_model_file))
 

@@ -155,7 +155,6 @@ class SquadFineTuning:
             optimizer = create_optimizer(s.learning_rate, self.num_train_steps,
                                          int(self.num_train_steps * s.warmup_proportion), "adamw", model=self.model)
         # SQuAD 1.1's loss is a softmax over every position, padding included: its training batches stay whole.
-        bounds = self.bounds if self.version_2 else None
         self.trainer = fine_tuning_trainer(self.runtime, self.strategy, self.model, optimizer,
                                            squad.squad_v2_loss if self.version_2 else squad.squad_v1_loss,
                                            self.config, s.output_dir, self.num_train_steps, s.train_batch_size,
@@ -164,9 +163,9 @@ class SquadFineTuning:
         record = s.train_feature_file or os.path.join(s.output_dir, "train.tf_record")
         squad.cached_features(self.examples, self.sp_model, s.features, True, record, record + ".json",
                               resumed_run=None if resumed is None else s.output_dir)
-        grouped = bounds if s.group_by_length else None
         self.trainer.train(lambda ctx, batch: squad_dataset([record], s.max_seq_length, batch, True, ctx,
-                                                            seed=self.runtime.random_seed, group_by_length=grouped),
+                                                            seed=self.runtime.random_seed,
+                                                            group_by_length=s.group_by_length),
                            on_checkpoint=self.evaluate if self.predict and self.predict["has_answers"] else None,
                            on_started=lambda: record_model_files(s.output_dir, self.config, s.spm_model_file))
 
