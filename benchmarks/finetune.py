@@ -234,6 +234,9 @@ def serving_latency(config, spm: str, directory: str) -> tuple:
 
 
 def main():
+    from albert.ground.cpu import prefer_onednn
+
+    prefer_onednn()  # before TensorFlow loads: what the command lines run (albert.ground.cpu)
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--glue_dir", default=os.path.join(SHARED, "glue_real"))
     parser.add_argument("--spm_model_file", default=os.path.join(SHARED, "albert_30k_clean", "30k-clean.model"))

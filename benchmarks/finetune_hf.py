@@ -246,7 +246,11 @@ def main(argv=None):
     parser.add_argument("--batch_size", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--examples", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.worker:
+    if args.worker:  # ours: TensorFlow loads as the command lines load it (albert.ground.cpu); HF: no albert
+        if args.worker == "ours":
+            from albert.ground.cpu import prefer_onednn
+
+            prefer_onednn()
         print("RESULT " + json.dumps((ours_worker if args.worker == "ours" else hf_worker)(args)), flush=True)
         return
     sides.check_peers("finetune_hf.py", args.peers_python)

@@ -90,6 +90,9 @@ def fine_tuning_rows(config, device: str, precision: str, steps: int, record: st
 
 
 def main(argv=None):
+    from albert.ground.cpu import prefer_onednn
+
+    prefer_onednn()  # before TensorFlow loads: what the command lines run (albert.ground.cpu)
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rows", default="128,512", help="pretraining sequence lengths")
     parser.add_argument("--precisions", default="fp32,bf16")

@@ -38,6 +38,9 @@ def median_latency(call, runs: int, repeats: int) -> float:
 
 
 def main():
+    from albert.ground.cpu import prefer_onednn
+
+    prefer_onednn()  # before TensorFlow loads: what the command lines run (albert.ground.cpu)
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--preset", default="base_v2")
     parser.add_argument("--seq_length", type=int, default=128)

@@ -55,6 +55,9 @@ def worker(args) -> dict:
 
 
 def main(argv=None):
+    from albert.ground.cpu import prefer_onednn
+
+    prefer_onednn()  # before TensorFlow loads: what the command lines run (albert.ground.cpu)
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--preset", default="base_v2")
     parser.add_argument("--seq_length", type=int, default=512)

@@ -108,6 +108,9 @@ def report(name: str, wall: float, per_op: dict, top: int, speedup: float, token
 
 
 def main(argv=None):
+    from albert.ground.cpu import prefer_onednn
+
+    prefer_onednn()  # before TensorFlow loads: what the command lines run (albert.ground.cpu)
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--preset", default="base_v2")
     parser.add_argument("--batch_size", type=int, default=8)

@@ -255,6 +255,10 @@ def main(argv=None):
     if args.worker:
         with open(os.path.join(args.work, "batches.json")) as f:
             batches = json.load(f)
+        if args.worker == "ours":  # TensorFlow loads as the command lines load it (albert.ground.cpu)
+            from albert.ground.cpu import prefer_onednn
+
+            prefer_onednn()
         rows = (ours_worker if args.worker == "ours" else peers_worker)(args.work, queries, sentences, batches)
         print("RESULT " + json.dumps(rows))
         return

@@ -328,6 +328,9 @@ def rate(result: dict, key: str, fmt: str = "{:,.0f}") -> str:
 
 
 def main(argv=None):
+    from albert.ground.cpu import prefer_onednn
+
+    prefer_onednn()  # before TensorFlow loads: what the command lines run (albert.ground.cpu)
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--preset", default="base_v2")
     parser.add_argument("--albert_config_file")

@@ -9,7 +9,9 @@
   step once per length used (counted from XLA's own dumps), bounded by the boundaries;
 - MirroredStrategy over two logical CPUs with buckets follows one device;
 - the raw-string serving models compute up to the batch's bucket with the fixed model's outputs (1e-5);
-- model.tflite takes any length (the fixed model's outputs on a cut batch), or the fixed one with buckets none.
+- model.tflite takes any length (the fixed model's outputs on a cut batch), or the fixed one with buckets none;
+- Keras fit / predict on strings or feature arrays: grouped by length, each batch cut to its longest example (under
+  XLA to its bucket), predictions in the examples' order equal one uncut batch's (1e-5).
 """
 
 import json
@@ -382,14 +384,16 @@ def test_keras_fit_and_predict_on_strings_and_features_cut_batches_in_the_origin
     expected = np.asarray(model(features))  # one whole-length batch, no cutting
     np.testing.assert_allclose(model.predict(texts, batch_size=4, verbose=0), expected, atol=1e-5)
     np.testing.assert_allclose(model.predict(features, batch_size=4, verbose=0), expected, atol=1e-5)
-    batches, order = model._feature_dataset(features, batch_size=4, grouped=True)
-    assert sorted(order) == list(range(20))
-    lengths, bounds = features["input_mask"].sum(-1)[order], boundaries(64)
-    shapes = [b[0]["input_ids"].shape[1] for b in batches]
-    for i, shape in enumerate(shapes):  # grouped by bucket, each batch cut to its longest example's bucket
-        assert shape == min(b for b in bounds if b >= lengths[4 * i:4 * i + 4].max())
-    assert shapes == sorted(shapes)
-    assert shapes[0] < 16
+    lengths = features["input_mask"].sum(-1)
+    for jit_compile, bounds in ((False, range(1, 65)), (True, boundaries(64))):
+        model.jit_compile = jit_compile
+        batches, order = model._feature_dataset(features, batch_size=4, grouped=True)
+        np.testing.assert_array_equal(order, np.argsort(lengths, kind="stable"))  # grouped by length
+        shapes = [b[0]["input_ids"].shape[1] for b in batches]
+        for i, shape in enumerate(shapes):  # each batch cut to its longest example (XLA: that one's bucket)
+            assert shape == min(b for b in bounds if b >= lengths[order][4 * i:4 * i + 4].max())
+        assert shapes == sorted(shapes) and shapes[0] < 16
+    model.jit_compile = False
     model.compile(optimizer="adam", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
     history = model.fit(features, np.arange(20) % 2, batch_size=4, epochs=1, verbose=0).history
     assert np.isfinite(history["loss"][0])

@@ -8,6 +8,7 @@ import sys
 from absl import app, flags, logging
 
 from albert.ground import stderr_filter
+from albert.ground.cpu import prefer_onednn
 from albert.ground.errors import AlbertError
 from albert.ground.paths import is_remote
 from albert.ground.rundir import BEST_CHECKPOINT, exclusive
@@ -43,7 +44,9 @@ def parse_flags(argv, known_only: bool = False):
 def run(main, output_dir_flag: str | None = None, pass_unknown: bool = False):
     """`absl.app.run(main)`, turning an AlbertError into `<program>: error: <message>` and exit status 2. With
     `output_dir_flag`, the directory that flag names is held by this run alone (albert.ground.rundir.exclusive); with
-    `pass_unknown`, flags the program does not define reach `main` in its argv."""
+    `pass_unknown`, flags the program does not define reach `main` in its argv. TensorFlow, which the command
+    lines import only in `main`, then loads with oneDNN's kernels on any x86-64 CPU (albert.ground.cpu)."""
+    prefer_onednn()
 
     def guarded(argv):
         logging.set_verbosity(logging.WARNING)  # TensorFlow's INFO chatter (checkpoint sharding, ...) stays out

@@ -19,7 +19,7 @@ import numpy as np
 import tensorflow as tf
 
 from albert.data.buckets import cut_to_bucket
-from albert.data.features import boundaries
+from albert.data.features import step_boundaries
 from albert.ground.errors import AlbertError
 
 _TOKENIZERS = weakref.WeakKeyDictionary()  # model -> (preprocessor, compiled features_from_text), out of tracking
@@ -69,7 +69,8 @@ class TextInputs:
     """Adds `preprocessor` and raw-string `fit`/`evaluate`/`predict`/call to a Keras model."""
 
     # A model whose outputs have no sequence axis (a classifier's logits) computes only real tokens in fit /
-    # evaluate / predict on strings or feature arrays: batches cut to their length bucket (albert.data.buckets).
+    # evaluate / predict on strings or feature arrays: each batch cut to its longest example (to its length bucket
+    # when the model is XLA-compiled: albert.data.features.step_boundaries).
     cuts_batches = False
 
     @property
@@ -128,18 +129,20 @@ class TextInputs:
     def _feature_dataset(self, features: dict, y=None, sample_weight=None, batch_size=None, shuffle=False,
                          grouped=False):
         """Feature arrays (and labels) -> (batches, the order its examples were put in or None). A model whose
-        outputs have no sequence axis (`cuts_batches`) computes only real tokens: each batch is cut to the smallest
-        length bucket holding its longest example (albert.data.buckets), the same batches as given; `grouped`
-        (evaluation, prediction) first orders the examples by length bucket, stably."""
+        outputs have no sequence axis (`cuts_batches`) computes only real tokens: each batch is cut to its longest
+        example, or under XLA (`jit_compile`) to the smallest length bucket holding it (a bounded number of compiled
+        shapes), the same batches as given; `grouped` (evaluation, prediction) first orders the examples by length,
+        stably."""
 
         features = {k: np.asarray(v) for k, v in features.items()}
         rest = tuple(np.asarray(v) for v in (y, sample_weight) if v is not None)
-        bounds = boundaries(features["input_ids"].shape[-1]) if self.cuts_batches else None
+        bounds = step_boundaries(features["input_ids"].shape[-1], compiled=bool(self.jit_compile)) \
+            if self.cuts_batches else None
         order = None
         if grouped and bounds:
             mask = features["input_mask"]
             lengths = mask.sum(-1) if mask.ndim == 2 else mask.sum(-1).max(-1)
-            order = np.argsort(np.searchsorted(bounds, lengths), kind="stable")
+            order = np.argsort(lengths, kind="stable")
             features = {k: v[order] for k, v in features.items()}
             rest = tuple(v[order] for v in rest)
         dataset = tf.data.Dataset.from_tensor_slices((features,) + rest)
