@@ -49,9 +49,9 @@ def cpu_name() -> str:
 def epoch_padding(lengths, batch_size: int, bounds: tuple, grouping: str = "none",
                   cut_bounds: tuple | None = None) -> float:
     """The share of the positions an epoch computes that is padding: batches in the data's order (`grouping`
-    "none"), grouped by bucket of `bounds` ("buckets": evaluation), or cut from windows sorted by length ("windows":
-    --group_by_length training, albert.data.buckets.length_sorted_batches); each batch cut to the smallest of
-    `cut_bounds` (default `bounds`) that holds its longest."""
+    "none"), or cut from windows sorted by length ("windows": --group_by_length training and evaluation,
+    albert.data.buckets); each batch cut to the smallest of `cut_bounds` (default `bounds`) that holds its
+    longest."""
     import numpy as np
 
     from albert.data.buckets import WINDOW_BATCHES
@@ -62,9 +62,7 @@ def epoch_padding(lengths, batch_size: int, bounds: tuple, grouping: str = "none
         table = np.asarray(table)
         return table[np.minimum(np.searchsorted(table, values), len(table) - 1)]
 
-    if grouping == "buckets":
-        lengths = lengths[np.argsort(bucket_of(lengths, bounds), kind="stable")]
-    elif grouping == "windows":
+    if grouping == "windows":
         window = batch_size * WINDOW_BATCHES
         lengths = np.concatenate([-np.sort(-lengths[s:s + window], kind="stable")
                                   for s in range(0, len(lengths), window)])
@@ -152,7 +150,9 @@ def train_rate(config, record: str, max_seq_length: int, batch_size: int, bucket
 
 
 def eval_rate(model, record: str, max_seq_length: int, batch_size: int, bounds: tuple, count: int) -> float:
-    """Examples/s of prediction over the first `count` records: fixed-length batches, or grouped by length."""
+    """Examples/s of prediction over the first `count` records: fixed-length batches (`bounds` one length), or
+    as evaluation batches them (albert.data.buckets.grouped_batches: sorted by length, each batch cut to the
+    smallest of `bounds` holding its longest)."""
     import tensorflow as tf
 
     from albert.data.features import PACKED_INPUTS
@@ -290,7 +290,7 @@ def main():
                    "pad_fixed": epoch_padding(lengths, batch, fixed),
                    "pad_default": epoch_padding(lengths, batch, default, "none", step_boundaries(seq)),
                    "pad_grouped": epoch_padding(lengths, batch, default, "windows", step_boundaries(seq)),
-                   "pad_eval": epoch_padding(lengths, 32, default, "buckets")}
+                   "pad_eval": epoch_padding(lengths, 32, default, "windows", step_boundaries(seq))}
             out = os.path.join(work, "run")
             fixed_batch = min(batch, max(1, args.fixed_batch_tokens // seq))
             row["fixed_batch"] = fixed_batch
@@ -303,7 +303,7 @@ def main():
             row["train_grouped"] = train_rate(config, record, seq, batch, "default", True, args.train_steps, out + "3")
             model = AlbertClassifier(config, num_labels=2)
             row["eval_fixed"] = eval_rate(model, record, seq, 32, fixed, args.fixed_eval_examples)
-            row["eval_grouped"] = eval_rate(model, record, seq, 32, default, args.eval_examples)
+            row["eval_grouped"] = eval_rate(model, record, seq, 32, step_boundaries(seq), args.eval_examples)
             if not args.no_keras_hub and seq == 512 and name == "sst-2":
                 row["kh_fit"], row["kh_predict"] = keras_hub_rates(
                     texts, labels, args.spm_model_file, config, min(batch, max(1, args.fixed_batch_tokens // 512)),

@@ -9,7 +9,7 @@ original's batch size), the same ids on both sides (FullTokenizer's), 2 threads 
 |---|---|---|
 | train | the default --length_buckets (each step's batch cut to its longest), the original's batches | `DataCollatorWithPadding` (each batch padded to its longest), the SAME batches |
 | grouped | `--group_by_length`, batches sampled over its epoch | `group_by_length=True`: the Trainer's `LengthGroupedSampler`, batches sampled over its epoch |
-| eval | batches of 32 grouped by length (what evaluation does) | `DataCollatorWithPadding` over length-sorted batches of 32 |
+| eval | batches of 32 sorted by length, each cut to its longest (what evaluation does) | `DataCollatorWithPadding` over length-sorted batches of 32 |
 
 Training rates: examples/s over --train_steps steps after WARMUP untimed ones on each side (ours: the first calls
 trace new bucket lengths). In the train row both sides train on the same examples in the same batches: the ones the
@@ -55,12 +55,11 @@ def ours_worker(args) -> dict:
     from finetune import computed_tokens, epoch_sample, train_rate
 
     from albert.config import AlbertConfig
-    from albert.data.features import boundaries
+    from albert.data.features import step_boundaries
     from albert.model.task_models import AlbertClassifier
     from albert.train.setup import set_precision
 
     config = AlbertConfig.preset("base_v2")
-    bounds = boundaries(args.seq_length)
     sample = epoch_sample(args.record, args.seq_length, args.batch_size, args.examples, WARMUP, args.train_steps)
     result = {"grouped_tokens": sum(computed_tokens(b) for b in sample[1])}
     with tempfile.TemporaryDirectory() as tmp:
@@ -72,7 +71,7 @@ def ours_worker(args) -> dict:
     from finetune import eval_rate
 
     result["eval"] = eval_rate(AlbertClassifier(config, num_labels=2), args.record, args.seq_length, EVAL_BATCH,
-                               bounds, args.eval_examples)
+                               step_boundaries(args.seq_length), args.eval_examples)
     return result
 
 
@@ -262,7 +261,7 @@ def main(argv=None):
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", OMP_NUM_THREADS="2")
     settings = {"machine": machine, "train_steps": args.train_steps, "eval_examples": args.eval_examples,
                 "turns": args.turns, "grouped_sample": "stratified", "our_step_cut": "longest example",
-                "our_grouping": "windows of 50 batches sorted by length"}
+                "our_grouping": "windows of 50 batches sorted by length", "our_eval_cut": "longest example"}
     done = measured(args.results, settings)
     rows = []
     for task in args.tasks.split(","):

@@ -1,7 +1,8 @@
 """Compute only real tokens (albert.data.buckets): batches cut to a length bucket give the numbers of fixed padding.
 
 - every task model's outputs on a cut batch equal the fixed-length batch's at the real positions (1e-5);
-- grouped batches hold every example once, each cut to its bucket, and outputs go back to the examples' order;
+- evaluation batches hold every example once, sorted by length in windows (numpy), each cut to its longest (or its
+  bucket), and outputs go back to the examples' order;
 - `--group_by_length` batches are those of windows sorted by length (an independent numpy reference), shuffled;
 - a training step cuts its batch to its longest example, under XLA to its bucket (albert.train.replicas);
 - run_classifier.py: 20 steps with the default buckets and with `--length_buckets=none` give the same per-step
@@ -83,27 +84,26 @@ def test_an_uncompiled_step_cuts_its_batch_to_the_longest_example_a_compiled_one
         assert feed.batch_shapes() == {length: 1}
 
 
-def test_grouped_batches_hold_every_example_once_and_come_back_in_order():
+def test_evaluation_batches_hold_every_example_once_sorted_by_length_and_come_back_in_order():
     rng = np.random.default_rng(1)
     lengths = rng.integers(1, T + 1, 53)
     features = batch_of(lengths)
-    bounds = (4, 8, 16)
-    batches = list(grouped_batches(tf.data.Dataset.from_tensor_slices(features), 8, bounds))
-    positions = np.concatenate([b["position"].numpy() for b in batches])
-    assert sorted(positions) == list(range(53))  # every example once
-    for batch in batches:
-        length = batch["input_ids"].shape[1]
-        real = lengths[batch["position"].numpy()]
-        assert length in bounds
-        assert real.max() <= length
-        assert length == 4 or real.max() > bounds[bounds.index(length) - 1]
-    ordered = in_original_order([b["position"].numpy() for b in batches],
-                                [b["input_ids"][:, 0].numpy() for b in batches])
-    np.testing.assert_array_equal(ordered, features["input_ids"][:, 0])
-    fixed = len(lengths) * T
-    computed = sum(b["input_ids"].shape[0] * b["input_ids"].shape[1] for b in batches)
-    assert computed < 0.7 * fixed
-
+    for bounds in (step_boundaries(T), (4, 8, 16)):  # the default (each batch's longest), or given boundaries
+        batches = list(grouped_batches(tf.data.Dataset.from_tensor_slices(features), 8, bounds, window_batches=3))
+        positions = [b["position"].numpy() for b in batches]
+        assert sorted(np.concatenate(positions)) == list(range(53))  # every example once
+        # windows of 24 examples, each sorted by length (ties in arrival order), cut into batches of 8 (numpy)
+        expected = np.concatenate([start + np.argsort(lengths[start:start + 24], kind="stable")
+                                   for start in range(0, 53, 24)])
+        np.testing.assert_array_equal(np.concatenate(positions), expected)
+        for batch, where in zip(batches, positions):
+            length = batch["input_ids"].shape[1]
+            assert length == min(b for b in bounds if b >= lengths[where].max())
+            np.testing.assert_array_equal(batch["input_ids"], features["input_ids"][where, :length])
+        ordered = in_original_order(positions, [b["input_ids"][:, 0].numpy() for b in batches])
+        np.testing.assert_array_equal(ordered, features["input_ids"][:, 0])
+        computed = sum(b["input_ids"].shape[0] * b["input_ids"].shape[1] for b in batches)
+        assert computed < 0.8 * len(lengths) * T, computed  # fixed padding: 848
 
 
 @pytest.mark.parametrize("rows", [None, 4])

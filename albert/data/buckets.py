@@ -9,7 +9,7 @@ round-off (SQuAD 1.1's loss is the exception: its softmax runs over every positi
 
 - `albert.data.features.boundaries(max_seq_length, spec)`: the lengths, from a --length_buckets value.
 - `cut_to_bucket(features, boundaries)`: one padded batch (same examples, same order) cut in the graph.
-- `grouped_batches(examples, ...)`: examples grouped by length bucket into batches (evaluation and prediction),
+- `grouped_batches(examples, ...)`: evaluation and prediction batches of examples sorted by length (in windows),
   each carrying its examples' positions so outputs go back to the original order.
 - `length_sorted_batches(examples, ...)`: `--group_by_length` training batches, cut from windows of examples sorted
   by length (as Hugging Face's `LengthGroupedSampler`).
@@ -20,7 +20,7 @@ import tensorflow as tf
 
 from albert.data.features import PACKED_INPUTS
 
-# --group_by_length: batches per window sorted by length (Hugging Face's LengthGroupedSampler sorts mega-batches of 50)
+# batches per window sorted by length (--group_by_length, evaluation; HF sorts mega-batches of 50 batches)
 WINDOW_BATCHES = 50
 
 # the features whose last axis is the sequence (the TF Hub names of the packed inputs too)
@@ -58,20 +58,21 @@ def cut_to_bucket(features: dict, bucket_bounds: tuple | None) -> dict:
     return cut(features, bucket_length(tf.reduce_max(example_lengths(features)), bucket_bounds))
 
 
-def grouped_batches(examples: tf.data.Dataset, batch_size: int, bucket_bounds: tuple) -> tf.data.Dataset:
-    """Batches of examples of one length bucket each, cut to it; every example once, each batch with `position`
-    (its examples' places in `examples`, to put outputs back in order). A bucket's last, smaller batch comes when the
-    input ends."""
-    def key(position, features):
-        length = tf.reduce_max(example_lengths({k: v[None] for k, v in features.items()}))
-        return tf.cast(bucket_index(length, bucket_bounds), tf.int64)
+def grouped_batches(examples: tf.data.Dataset, batch_size: int, cut_bounds: tuple,
+                    window_batches: int = WINDOW_BATCHES) -> tf.data.Dataset:
+    """Evaluation and prediction batches: every example once, taken in windows of `window_batches` batches, each
+    window sorted by length (shortest first, ties in arrival order) and cut into batches, each batch cut to the
+    smallest of `cut_bounds` that holds its longest example (albert.data.features.step_boundaries: the longest
+    itself under the default --length_buckets, as prediction steps are never XLA-compiled), each with `position`
+    (its examples' places in `examples`, to put outputs back in order: in_original_order). Memory: one window."""
+    def sort(positions, window):
+        order = tf.argsort(example_lengths(window), stable=True)
+        return dict({k: tf.gather(v, order) for k, v in window.items()}, position=tf.gather(positions, order))
 
-    def batch(_, window):
-        return window.batch(batch_size)
-
-    grouped = examples.enumerate().group_by_window(key, batch, window_size=batch_size)
-    return grouped.map(lambda position, features: dict(cut_to_bucket(features, bucket_bounds), position=position),
-                       num_parallel_calls=tf.data.AUTOTUNE)
+    windows = examples.enumerate().batch(batch_size * window_batches).map(
+        sort, num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
+    return windows.unbatch().batch(batch_size).map(lambda batch: cut_to_bucket(batch, cut_bounds),
+                                                   num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
 
 
 def length_sorted_batches(examples: tf.data.Dataset, batch_size: int, seed: int,

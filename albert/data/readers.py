@@ -60,11 +60,12 @@ def record_dataset(files: list, decode, batch_size: int, is_training: bool, inpu
     return dataset.batch(batch_size, drop_remainder=True).prefetch(tf.data.AUTOTUNE)
 
 
-def prediction_batches(files: list, decode, batch_size: int, bucket_bounds: tuple) -> tf.data.Dataset:
-    """Every record once, in batches of one length bucket each, cut to it, each with its records' `position` in the
-    files (albert.data.buckets.in_original_order puts outputs back in order)."""
+def prediction_batches(files: list, decode, batch_size: int, cut_bounds: tuple) -> tf.data.Dataset:
+    """Every record once, in batches of records sorted by length (in windows), each cut to the smallest of
+    `cut_bounds` holding its longest record (albert.data.features.step_boundaries), each with its records'
+    `position` in the files (albert.data.buckets.in_original_order puts outputs back in order)."""
     examples = tf.data.TFRecordDataset(files).map(decode, num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
-    return grouped_batches(examples, batch_size, bucket_bounds).prefetch(tf.data.AUTOTUNE)
+    return grouped_batches(examples, batch_size, cut_bounds).prefetch(tf.data.AUTOTUNE)
 
 
 def pretraining_dataset(files: list, max_seq_length: int, max_predictions_per_seq: int, batch_size: int,

@@ -9,7 +9,7 @@ import numpy as np
 
 from albert.ground.atomic import write_text
 from albert.data.buckets import in_original_order
-from albert.data.features import PACKED_INPUTS, boundaries
+from albert.data.features import PACKED_INPUTS, boundaries, step_boundaries
 from albert.data.readers import classifier_dataset, classifier_decoder, prediction_batches
 from albert.export import litert
 from albert.export.onnx import export_onnx
@@ -137,7 +137,8 @@ class FineTuning:
         """A split's features in batches grouped by length, each with its examples' `position`."""
         path, _ = self.features(split)
         decode = classifier_decoder(self.settings.max_seq_length, self.task.is_regression)
-        return prediction_batches([path], decode, batch_size, self.bounds)
+        return prediction_batches([path], decode, batch_size,
+                                  step_boundaries(self.settings.max_seq_length, self.settings.length_buckets))
 
     def logits_of(self, split: str, batch_size: int) -> tuple:
         """The model's logits on a split, computed in batches grouped by length, in the examples' order."""

@@ -7,7 +7,7 @@ import os
 
 from albert.ground.atomic import write_text
 from albert.data import cache
-from albert.data.features import PACKED_INPUTS, boundaries
+from albert.data.features import PACKED_INPUTS, boundaries, step_boundaries
 from albert.data.readers import prediction_batches, race_dataset, race_decoder
 from albert.export.litert import file_length
 from albert.export.serving import export_packed
@@ -120,7 +120,9 @@ class RaceFineTuning:
     def predictions_of(self, split: str, path: str | None, batch_size: int) -> tuple:
         """The chosen option of each example, computed in batches grouped by length, in the examples' order."""
         path, examples = self.features(split, path)
-        batches = prediction_batches([path], race_decoder(self.settings.max_seq_length), batch_size, self.bounds)
+        s = self.settings
+        batches = prediction_batches([path], race_decoder(s.max_seq_length), batch_size,
+                                     step_boundaries(s.max_seq_length, s.length_buckets))
         return predict(self.model, batches).argmax(-1), examples
 
     def train(self):

@@ -8,7 +8,7 @@ import os
 import random
 
 from albert.ground.atomic import write_text
-from albert.data.features import boundaries
+from albert.data.features import boundaries, step_boundaries
 from albert.data.readers import prediction_batches, squad_dataset, squad_decoder
 from albert.ground.errors import AlbertError
 from albert.export import litert
@@ -184,7 +184,7 @@ class SquadFineTuning:
         batches (grouped by length and cut to it, unless the file has a fixed length)."""
         s = self.settings
         batches = prediction_batches([self.predict["record"]], squad_decoder(s.max_seq_length, False),
-                                     s.predict_batch_size, self.bounds)
+                                     s.predict_batch_size, step_boundaries(s.max_seq_length, s.length_buckets))
         return keyed_outputs(litert.tflite_runner(path), batches, self.version_2)
 
     def predict_and_write(self, outputs: dict | None = None, write: bool = True):
@@ -195,7 +195,7 @@ class SquadFineTuning:
         metadata = predict["metadata"]
         if outputs is None:  # every feature once, in batches grouped by length (outputs are keyed by unique id)
             batches = prediction_batches([predict["record"]], squad_decoder(s.max_seq_length, False),
-                                         s.predict_batch_size, self.bounds)
+                                         s.predict_batch_size, step_boundaries(s.max_seq_length, s.length_buckets))
             outputs = run_model(self.model, batches, version_2)
         predictions, nbest, null_odds = decode(predict["examples"], metadata, outputs, s.n_best_size,
                                                s.max_answer_length, version_2)
