@@ -58,21 +58,26 @@ def cut_to_bucket(features: dict, bucket_bounds: tuple | None) -> dict:
     return cut(features, bucket_length(tf.reduce_max(example_lengths(features)), bucket_bounds))
 
 
+def sorted_by_length(examples: tf.data.Dataset, window: int, descending: bool = False) -> tf.data.Dataset:
+    """The examples again, in windows of `window` sorted by length (ties in arrival order): the one sort behind
+    evaluation's batches and --group_by_length's. Memory: one window."""
+    def sort(batch):
+        order = tf.argsort(example_lengths(batch), direction="DESCENDING" if descending else "ASCENDING", stable=True)
+        return {k: tf.gather(v, order) for k, v in batch.items()}
+
+    return examples.batch(window).map(sort, num_parallel_calls=tf.data.AUTOTUNE, deterministic=True).unbatch()
+
+
 def grouped_batches(examples: tf.data.Dataset, batch_size: int, cut_bounds: tuple,
                     window_batches: int = WINDOW_BATCHES) -> tf.data.Dataset:
     """Evaluation and prediction batches: every example once, taken in windows of `window_batches` batches, each
     window sorted by length (shortest first, ties in arrival order) and cut into batches, each batch cut to the
     smallest of `cut_bounds` that holds its longest example (albert.data.features.step_boundaries: the longest
     itself under the default --length_buckets, as prediction steps are never XLA-compiled), each with `position`
-    (its examples' places in `examples`, to put outputs back in order: in_original_order). Memory: one window."""
-    def sort(positions, window):
-        order = tf.argsort(example_lengths(window), stable=True)
-        return dict({k: tf.gather(v, order) for k, v in window.items()}, position=tf.gather(positions, order))
-
-    windows = examples.enumerate().batch(batch_size * window_batches).map(
-        sort, num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
-    return windows.unbatch().batch(batch_size).map(lambda batch: cut_to_bucket(batch, cut_bounds),
-                                                   num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
+    (its examples' places in `examples`, to put outputs back in order: in_original_order)."""
+    numbered = examples.enumerate().map(lambda position, features: dict(features, position=position))
+    return sorted_by_length(numbered, batch_size * window_batches).batch(batch_size).map(
+        lambda batch: cut_to_bucket(batch, cut_bounds), num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
 
 
 def length_sorted_batches(examples: tf.data.Dataset, batch_size: int, seed: int,
@@ -83,13 +88,8 @@ def length_sorted_batches(examples: tf.data.Dataset, batch_size: int, seed: int,
     dropped (training batches keep their size). Batches keep the records' padding: the training step cuts each
     (albert.data.features.step_boundaries), so a step computes up to its own longest example, or its bucket under XLA.
     Finer than grouping by bucket: a batch's examples differ by a few tokens, not by up to a quarter of the bucket."""
-    def sort(window):
-        order = tf.argsort(example_lengths(window), direction="DESCENDING", stable=True)
-        return {k: tf.gather(v, order) for k, v in window.items()}
-
-    windows = examples.batch(batch_size * window_batches).map(sort, num_parallel_calls=tf.data.AUTOTUNE,
-                                                               deterministic=True)
-    return windows.unbatch().batch(batch_size, drop_remainder=True).shuffle(window_batches, seed=seed)
+    batches = sorted_by_length(examples, batch_size * window_batches, descending=True)
+    return batches.batch(batch_size, drop_remainder=True).shuffle(window_batches, seed=seed)
 
 
 def in_original_order(positions: list, outputs: list) -> np.ndarray:

@@ -103,6 +103,7 @@ class FineTuning:
             optimizer = create_optimizer(settings.learning_rate, settings.train_step, settings.warmup_step,
                                          settings.optimizer, model=self.model)
         self.bounds = boundaries(settings.max_seq_length, settings.length_buckets)
+        self.prediction_bounds = step_boundaries(settings.max_seq_length, settings.length_buckets)  # never compiled
         self.trainer = fine_tuning_trainer(runtime, strategy, self.model, optimizer, classification_loss, config,
                                            output_dir, settings.train_step, settings.train_batch_size,
                                            settings.max_seq_length, settings.length_buckets)
@@ -137,8 +138,7 @@ class FineTuning:
         """A split's features in batches grouped by length, each with its examples' `position`."""
         path, _ = self.features(split)
         decode = classifier_decoder(self.settings.max_seq_length, self.task.is_regression)
-        return prediction_batches([path], decode, batch_size,
-                                  step_boundaries(self.settings.max_seq_length, self.settings.length_buckets))
+        return prediction_batches([path], decode, batch_size, self.prediction_bounds)
 
     def logits_of(self, split: str, batch_size: int) -> tuple:
         """The model's logits on a split, computed in batches grouped by length, in the examples' order."""

@@ -75,6 +75,7 @@ class RaceFineTuning:
             self.model = AlbertMultipleChoice(config, num_choices=NUM_CHOICES, dropout_prob=s.dropout_prob)
             optimizer = create_optimizer(s.learning_rate, s.train_step, s.warmup_step, "adamw", model=self.model)
         self.bounds = boundaries(s.max_seq_length, s.length_buckets)
+        self.prediction_bounds = step_boundaries(s.max_seq_length, s.length_buckets)  # never compiled
         self.trainer = fine_tuning_trainer(runtime, strategy, self.model, optimizer, race_loss, config, s.output_dir,
                                            s.train_step, s.train_batch_size, s.max_seq_length, s.length_buckets,
                                            examples_per_row=NUM_CHOICES)
@@ -120,9 +121,8 @@ class RaceFineTuning:
     def predictions_of(self, split: str, path: str | None, batch_size: int) -> tuple:
         """The chosen option of each example, computed in batches grouped by length, in the examples' order."""
         path, examples = self.features(split, path)
-        s = self.settings
-        batches = prediction_batches([path], race_decoder(s.max_seq_length), batch_size,
-                                     step_boundaries(s.max_seq_length, s.length_buckets))
+        batches = prediction_batches([path], race_decoder(self.settings.max_seq_length), batch_size,
+                                     self.prediction_bounds)
         return predict(self.model, batches).argmax(-1), examples
 
     def train(self):

@@ -80,6 +80,7 @@ class SquadFineTuning:
         s = self.settings = settings
         self.version_2 = s.version_2_with_negative
         self.bounds = boundaries(s.max_seq_length, s.length_buckets)
+        self.prediction_bounds = step_boundaries(s.max_seq_length, s.length_buckets)  # never compiled
         strategy, self.config = begin_job(runtime, s.albert_config_file, s.output_dir)
         config = self.config
         self.sp_model = load_sentencepiece(s.spm_model_file)
@@ -184,7 +185,7 @@ class SquadFineTuning:
         batches (grouped by length and cut to it, unless the file has a fixed length)."""
         s = self.settings
         batches = prediction_batches([self.predict["record"]], squad_decoder(s.max_seq_length, False),
-                                     s.predict_batch_size, step_boundaries(s.max_seq_length, s.length_buckets))
+                                     s.predict_batch_size, self.prediction_bounds)
         return keyed_outputs(litert.tflite_runner(path), batches, self.version_2)
 
     def predict_and_write(self, outputs: dict | None = None, write: bool = True):
@@ -195,7 +196,7 @@ class SquadFineTuning:
         metadata = predict["metadata"]
         if outputs is None:  # every feature once, in batches grouped by length (outputs are keyed by unique id)
             batches = prediction_batches([predict["record"]], squad_decoder(s.max_seq_length, False),
-                                         s.predict_batch_size, step_boundaries(s.max_seq_length, s.length_buckets))
+                                         s.predict_batch_size, self.prediction_bounds)
             outputs = run_model(self.model, batches, version_2)
         predictions, nbest, null_odds = decode(predict["examples"], metadata, outputs, s.n_best_size,
                                                s.max_answer_length, version_2)
