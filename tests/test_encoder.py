@@ -35,6 +35,37 @@ def test_default_mask_and_segments_and_any_length():
         encoder({"input_ids": np.ones((1, 17), np.int32)})
 
 
+@pytest.mark.parametrize("recompute", [False, True], ids=["stored", "recomputed"])
+def test_pooled_only_gives_the_whole_encoders_pooled_output_and_gradients(recompute):
+    import tensorflow as tf
+
+    from albert.model.encoder import set_recompute
+
+    # two groups, two blocks each: the last application is group 1's second block
+    config = tiny_config(num_hidden_layers=4, num_hidden_groups=2, inner_group_num=2)
+    encoder = AlbertEncoder(config)
+    set_recompute(encoder, recompute)
+    batch = padded_batch(config, batch=4, seq=12)
+    inputs = {k: tf.constant(batch[k]) for k in ("input_ids", "input_mask", "segment_ids")}
+    with tf.GradientTape(persistent=True) as tape:
+        whole = encoder(inputs, training=True)["pooled_output"]  # no dropout in tiny_config: deterministic
+        fast = encoder(inputs, training=True, pooled_only=True)
+        whole_loss, fast_loss = (tf.reduce_sum(tf.sin(3.0 * p)) for p in (whole, fast["pooled_output"]))
+    assert sorted(fast) == ["pooled_output"]
+    np.testing.assert_allclose(fast["pooled_output"].numpy(), whole.numpy(), atol=1e-6)
+    variables = encoder.trainable_variables
+    checked = 0
+    for variable, a, b in zip(variables, tape.gradient(whole_loss, variables), tape.gradient(fast_loss, variables)):
+        a, b = tf.convert_to_tensor(a).numpy(), tf.convert_to_tensor(b).numpy()
+        if variable.path.endswith("key/bias"):  # softmax ignores a bias shared by every key: both ~0
+            assert np.abs(a).max() < 1e-5 and np.abs(b).max() < 1e-5
+            continue
+        assert np.abs(a).max() > 1e-4, variable.path
+        np.testing.assert_allclose(b, a, atol=1e-5 * np.abs(a).max(), err_msg=variable.path)
+        checked += 1
+    assert checked == len(variables) - 4  # every weight but the four blocks' key biases
+
+
 def test_initialization_is_the_originals():
     config = tiny_config(vocab_size=2000, embedding_size=64, initializer_range=0.02)
     encoder = AlbertEncoder(config)

@@ -168,8 +168,9 @@ def test_the_trained_file_holds_fused_layer_norms_and_plain_matmuls(sst2):
     assert ops.count("LayerNormalization") == 1 + 2 * TINY["num_hidden_layers"]  # embeddings; attention, FFN
     assert [op for op in ("GlobalAveragePool", "Sqrt", "Reciprocal") if op in ops] == []
     writers = {out: node for node in nodes for out in node.output}
-    flattened = [node.name.split("/")[2:4] for node in nodes if node.op_type == "MatMul" and node.input[0] in writers
-                 and writers[node.input[0]].op_type == "Reshape"]
+    dense = [node for node in nodes if node.op_type == "MatMul" and "/Tensordot/" in node.name]  # not attention's
+    assert len(dense) == 6 * TINY["num_hidden_layers"] + 1  # q, k, v, o, FFN in and out a layer; E->H projection
+    flattened = [node.name.split("/")[2:4] for node in dense if writers[node.input[0]].op_type == "Reshape"]
     # left: the attention output's, whose input is the heads merged back by one Reshape (no Tensordot around it)
     assert flattened == [[f"group_0_inner_group_0_attention_{2 * i + 1}", "output_dense_1"]
                          for i in range(TINY["num_hidden_layers"])]

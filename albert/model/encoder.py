@@ -12,6 +12,8 @@ variable to a weight here with one readable table. Under a mixed-precision polic
 (its layer dtype is pinned) and attention softmax is computed in float32; residual sums are taken in float32.
 """
 
+import functools
+
 import keras
 import tensorflow as tf
 from keras import ops
@@ -112,20 +114,24 @@ class AttentionBlock(keras.layers.Layer):
             layer.build((None, None, h))
         self.layer_norm.build((None, None, h))
 
-    def call(self, x, input_mask, training=None):
+    def call(self, x, input_mask, training=None, first_token_only=False):
+        """LayerNorm(x + attention(x)) [B,T,H]; with `first_token_only`, of token 0 only [B,1,H] (its query
+        attends to every key: the same numbers as row 0 of the whole)."""
         c = self.config
         batch, seq_len = ops.shape(x)[0], ops.shape(x)[1]
-        heads_shape = (batch, seq_len, c.num_attention_heads, c.head_size)
+        rows = x[:, :1, :] if first_token_only else x
+        queries = 1 if first_token_only else seq_len
         # Scaling q before the product equals the original's scaling of the logits, at T/D of the cost.
-        q = ops.reshape(self.query(x), heads_shape) * ops.cast(c.head_size ** -0.5, self.compute_dtype)
-        k = ops.reshape(self.key(x), heads_shape)
-        v = ops.reshape(self.value(x), heads_shape)
+        q = ops.reshape(self.query(rows), (batch, queries, c.num_attention_heads, c.head_size))
+        q = q * ops.cast(c.head_size ** -0.5, self.compute_dtype)
+        k = ops.reshape(self.key(x), (batch, seq_len, c.num_attention_heads, c.head_size))
+        v = ops.reshape(self.value(x), (batch, seq_len, c.num_attention_heads, c.head_size))
         logits = ops.einsum("btnd,bsnd->bnts", q, k)
         probs = tf.nn.softmax(ops.cast(logits, "float32") + attention_bias(input_mask), axis=-1)
         probs = self.probs_dropout(ops.cast(probs, self.compute_dtype), training=training)
-        context = ops.reshape(ops.einsum("bnts,bsnd->btnd", probs, v), (batch, seq_len, c.hidden_size))
+        context = ops.reshape(ops.einsum("bnts,bsnd->btnd", probs, v), (batch, queries, c.hidden_size))
         out = self.output_dropout(self.output_dense(context), training=training)
-        return self.layer_norm(ops.cast(out, "float32") + ops.cast(x, "float32"))
+        return self.layer_norm(ops.cast(out, "float32") + ops.cast(rows, "float32"))
 
 
 class FeedForwardBlock(keras.layers.Layer):
@@ -209,7 +215,9 @@ class AlbertEncoder(FromPretrained, TextInputs, ConfigSerializable, keras.Model)
             block.build()
         self.pooler.build((None, c.hidden_size))
 
-    def call(self, inputs, training=None):
+    def call(self, inputs, training=None, pooled_only=False):
+        """The outputs above; with `pooled_only`, {"pooled_output"} alone, the last block application computing
+        token 0 only (what a classifier reads: the same numbers, ~1/L of the encoder's work less)."""
         inputs = self._features(inputs)  # strings, with a preprocessor (from_pretrained)
         # Keras may hand integer features over as floats (its default input dtype, e.g. fit under a strategy).
         input_ids = ops.cast(inputs["input_ids"], "int32")
@@ -222,8 +230,11 @@ class AlbertEncoder(FromPretrained, TextInputs, ConfigSerializable, keras.Model)
         if self.embedding_projection is not None:
             x = self.embedding_projection(x)
         attention_blocks, ffn_blocks = self.attention_blocks, self.ffn_blocks
-        applications = [lambda h, a=attention_blocks[a_key], f=ffn_blocks[f_key]:
-                        f(a(h, input_mask, training=training), training=training) for a_key, f_key in self.plan]
+        applications = [lambda h, a=attention_blocks[a_key], f=ffn_blocks[f_key], first=False:
+                        f(a(h, input_mask, training=training, first_token_only=first), training=training)
+                        for a_key, f_key in self.plan]
+        if pooled_only:
+            applications[-1] = functools.partial(applications[-1], first=True)
         if self.recompute and training:
             blocks = list(attention_blocks.values()) + list(ffn_blocks.values())
             encoder_outputs = recomputed_sequence(applications, x, seed_generators(blocks))
@@ -233,6 +244,8 @@ class AlbertEncoder(FromPretrained, TextInputs, ConfigSerializable, keras.Model)
                 x = apply(x)
                 encoder_outputs.append(x)
         x = encoder_outputs[-1]
+        if pooled_only:
+            return {"pooled_output": self.pooler(x[:, 0, :])}
         return {
             "sequence_output": x,
             "pooled_output": self.pooler(x[:, 0, :]),

@@ -86,7 +86,8 @@ class AlbertClassifier(_EncoderWithHeads):
 
     def call(self, inputs, training=None):
         inputs = self._features(inputs)
-        return self.classifier_head(self.encoder(inputs, training=training)["pooled_output"], training=training)
+        return self.classifier_head(self.encoder(inputs, training=training, pooled_only=True)["pooled_output"],
+                                    training=training)
 
 
 @register
@@ -176,4 +177,5 @@ class AlbertMultipleChoice(_EncoderWithHeads):
         inputs = self._features(inputs)
         flat = {key: ops.reshape(value, (-1, ops.shape(value)[-1])) for key, value in inputs.items()
                 if key in PACKED_INPUTS}
-        return self.choice_head(self.encoder(flat, training=training)["pooled_output"], training=training)
+        return self.choice_head(self.encoder(flat, training=training, pooled_only=True)["pooled_output"],
+                                training=training)
