@@ -261,7 +261,8 @@ def main(argv=None):
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", OMP_NUM_THREADS="2")
     settings = {"machine": machine, "train_steps": args.train_steps, "eval_examples": args.eval_examples,
                 "turns": args.turns, "grouped_sample": "stratified", "our_step_cut": "longest example",
-                "our_grouping": "windows of 50 batches sorted by length", "our_eval_cut": "longest example"}
+                "our_grouping": "windows of 50 batches sorted by length", "our_eval_cut": "longest example",
+                "our_last_block": "token 0 only"}
     done = measured(args.results, settings)
     rows = []
     for task in args.tasks.split(","):
