@@ -152,8 +152,7 @@ def train_rate(config, record: str, max_seq_length: int, batch_size: int, bucket
 def eval_rate(model, record: str, max_seq_length: int, batch_size: int, bounds: tuple, count: int) -> float:
     """Examples/s of prediction over the first `count` records: fixed-length batches (`bounds` one length), or
     as evaluation batches them (albert.data.buckets.grouped_batches: sorted by length, each batch cut to the
-    smallest of `bounds` holding its longest, shorter examples more a batch, up to `batch_size` x the last bound
-    positions)."""
+    smallest of `bounds` holding its longest)."""
     import tensorflow as tf
 
     from albert.data.features import PACKED_INPUTS

@@ -262,7 +262,7 @@ def main(argv=None):
     settings = {"machine": machine, "train_steps": args.train_steps, "eval_examples": args.eval_examples,
                 "turns": args.turns, "grouped_sample": "stratified", "our_step_cut": "longest example",
                 "our_grouping": "windows of 50 batches sorted by length", "our_eval_cut": "longest example",
-                "our_last_block": "token 0 only", "our_eval_batches": "up to 32 x T positions"}
+                "our_last_block": "token 0 only"}
     done = measured(args.results, settings)
     rows = []
     for task in args.tasks.split(","):

@@ -10,8 +10,7 @@ round-off (SQuAD 1.1's loss is the exception: its softmax runs over every positi
 - `albert.data.features.boundaries(max_seq_length, spec)`: the lengths, from a --length_buckets value.
 - `cut_to_bucket(features, boundaries)`: one padded batch (same examples, same order) cut in the graph.
 - `grouped_batches(examples, ...)`: evaluation and prediction batches of examples sorted by length (in windows),
-  as many short examples a batch as fit in the positions of a full-length one, each carrying its examples'
-  positions so outputs go back to the original order.
+  each carrying its examples' positions so outputs go back to the original order.
 - `length_sorted_batches(examples, ...)`: `--group_by_length` training batches, cut from windows of examples sorted
   by length (as Hugging Face's `LengthGroupedSampler`).
 """
@@ -59,55 +58,25 @@ def cut_to_bucket(features: dict, bucket_bounds: tuple | None) -> dict:
     return cut(features, bucket_length(tf.reduce_max(example_lengths(features)), bucket_bounds))
 
 
-def sorted_windows(examples: tf.data.Dataset, window: int, descending: bool = False) -> tf.data.Dataset:
-    """The examples in windows of `window` (each window one batch of them), each sorted by length (ties in arrival
-    order): the one sort behind evaluation's batches and --group_by_length's. Memory: one window."""
+def sorted_by_length(examples: tf.data.Dataset, window: int, descending: bool = False) -> tf.data.Dataset:
+    """The examples again, in windows of `window` sorted by length (ties in arrival order): the one sort behind
+    evaluation's batches and --group_by_length's. Memory: one window."""
     def sort(batch):
         order = tf.argsort(example_lengths(batch), direction="DESCENDING" if descending else "ASCENDING", stable=True)
         return {k: tf.gather(v, order) for k, v in batch.items()}
 
-    return examples.batch(window).map(sort, num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
-
-
-def budget_ends(cut_lengths, positions: int):
-    """Where each batch of a window ends: consecutive examples of nondecreasing cut lengths (int32 [W]), each batch
-    as many as fit in `positions` once padded to its last (longest) one's cut length, and at least one."""
-    count = tf.shape(cut_lengths)[0]
-    after = tf.range(1, count + 1)  # a batch from `start` to `end` (exclusive) holds end - start examples
-
-    def next_end(start):
-        fits = (after - start) * cut_lengths <= positions
-        return start + tf.maximum(1, tf.reduce_sum(tf.cast(fits[start:], tf.int32)))
-
-    def step(start, ends):
-        end = next_end(start)
-        return end, ends.write(ends.size(), end)
-
-    _, ends = tf.while_loop(lambda start, ends: start < count, step,
-                            (tf.constant(0), tf.TensorArray(tf.int32, size=0, dynamic_size=True)))
-    return ends.stack()
+    return examples.batch(window).map(sort, num_parallel_calls=tf.data.AUTOTUNE, deterministic=True).unbatch()
 
 
 def grouped_batches(examples: tf.data.Dataset, batch_size: int, cut_bounds: tuple,
                     window_batches: int = WINDOW_BATCHES) -> tf.data.Dataset:
-    """Evaluation and prediction batches: every example once, taken in windows of `window_batches` x `batch_size`,
-    each window sorted by length (shortest first, ties in arrival order) and cut into batches of consecutive
-    examples, each batch cut to the smallest of `cut_bounds` that holds its longest example
-    (albert.data.features.step_boundaries: the longest itself under the default --length_buckets, as prediction
-    steps are never XLA-compiled). A batch holds `batch_size` examples of the longest length, and of shorter ones
-    as many as fit in the same positions (`batch_size` x the last bound: a fixed-length batch of the original's,
-    so no batch needs more memory than it): short examples run in fewer, larger products. Each batch carries
-    `position` (its examples' places in `examples`, to put outputs back in order: in_original_order)."""
-    positions = batch_size * int(cut_bounds[-1])
+    """Evaluation and prediction batches: every example once, taken in windows of `window_batches` batches, each
+    window sorted by length (shortest first, ties in arrival order) and cut into batches, each batch cut to the
+    smallest of `cut_bounds` that holds its longest example (albert.data.features.step_boundaries: the longest
+    itself under the default --length_buckets, as prediction steps are never XLA-compiled), each with `position`
+    (its examples' places in `examples`, to put outputs back in order: in_original_order)."""
     numbered = examples.enumerate().map(lambda position, features: dict(features, position=position))
-
-    def batches(window):
-        ends = budget_ends(bucket_length(example_lengths(window), cut_bounds), positions)
-        starts = tf.concat([[0], ends[:-1]], 0)
-        return tf.data.Dataset.from_tensor_slices((starts, ends)).map(
-            lambda start, end: {k: v[start:end] for k, v in window.items()})
-
-    return sorted_windows(numbered, batch_size * window_batches).flat_map(batches).map(
+    return sorted_by_length(numbered, batch_size * window_batches).batch(batch_size).map(
         lambda batch: cut_to_bucket(batch, cut_bounds), num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
 
 
@@ -119,7 +88,7 @@ def length_sorted_batches(examples: tf.data.Dataset, batch_size: int, seed: int,
     dropped (training batches keep their size). Batches keep the records' padding: the training step cuts each
     (albert.data.features.step_boundaries), so a step computes up to its own longest example, or its bucket under XLA.
     Finer than grouping by bucket: a batch's examples differ by a few tokens, not by up to a quarter of the bucket."""
-    batches = sorted_windows(examples, batch_size * window_batches, descending=True).unbatch()
+    batches = sorted_by_length(examples, batch_size * window_batches, descending=True)
     return batches.batch(batch_size, drop_remainder=True).shuffle(window_batches, seed=seed)
 
 

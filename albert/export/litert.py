@@ -109,29 +109,16 @@ def op_names(blob: bytes) -> list:
     return sorted(found)
 
 
-def signature_runner(path: str) -> tuple:
-    """(the "serve" signature runner of a model.tflite, {input name: its fixed length} for inputs of one)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # tf.lite.Interpreter's notice that ai-edge-litert replaces it
-        runner = tf.lite.Interpreter(model_path=path).get_signature_runner("serve")
-    return runner, {name: int(d["shape_signature"][-1]) for name, d in runner.get_input_details().items()
-                    if d["shape_signature"][-1] > 0}
-
-
-def batch_bounds(path: str, bounds: tuple) -> tuple:
-    """The lengths to cut batches for a model.tflite to: `bounds` for a file of any length; its own length for a
-    fixed one (which pads every batch back to it: grouped batches then hold batch_size examples, as the
-    original's, not the many short ones albert.data.buckets.grouped_batches puts in a batch cut short)."""
-    fixed = signature_runner(path)[1]
-    return (max(fixed.values()),) if fixed else bounds
-
-
 def tflite_runner(path: str):
     """A function: a batch (a dict of int arrays or tensors, any batch size and any length up to the file's) ->
     {output name: array} of a model.tflite, run in TensorFlow's LiteRT interpreter (XNNPACK), so that only
     TensorFlow is needed. A file of fixed length gets shorter batches padded (0; `p_mask` 1: not an answer) and
     returns its per-position outputs cut back to the batch's length."""
-    runner, fixed = signature_runner(path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # tf.lite.Interpreter's notice that ai-edge-litert replaces it
+        runner = tf.lite.Interpreter(model_path=path).get_signature_runner("serve")
+    fixed = {name: int(d["shape_signature"][-1]) for name, d in runner.get_input_details().items()
+             if d["shape_signature"][-1] > 0}
 
     def run(batch):
         batch = {name: np.asarray(value, np.int32) for name, value in batch.items()}

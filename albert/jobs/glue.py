@@ -134,12 +134,11 @@ class FineTuning:
         return classifier_dataset([path], self.settings.max_seq_length, self.task.is_regression, batch_size, True,
                                   context, seed=self.seed, group_by_length=self.settings.group_by_length)
 
-    def prediction_batches(self, split: str, batch_size: int, bounds: tuple | None = None):
-        """A split's features in batches grouped by length (cut to `bounds`, default the prediction step's),
-        each with its examples' `position`."""
+    def prediction_batches(self, split: str, batch_size: int):
+        """A split's features in batches grouped by length, each with its examples' `position`."""
         path, _ = self.features(split)
         decode = classifier_decoder(self.settings.max_seq_length, self.task.is_regression)
-        return prediction_batches([path], decode, batch_size, bounds or self.prediction_bounds)
+        return prediction_batches([path], decode, batch_size, self.prediction_bounds)
 
     def logits_of(self, split: str, batch_size: int) -> tuple:
         """The model's logits on a split, computed in batches grouped by length, in the examples' order."""
@@ -205,8 +204,7 @@ class FineTuning:
                   "bytes)")
         if s.do_eval:
             logits, examples = self.logits_of("dev", s.eval_batch_size)
-            batches = list(self.prediction_batches("dev", s.eval_batch_size,
-                                                   litert.batch_bounds(report["path"], self.prediction_bounds)))
+            batches = list(self.prediction_batches("dev", s.eval_batch_size))  # as the float model's
             lite = litert.run_tflite(report["path"], batches, PACKED_INPUTS)["logits"]
             lite = in_original_order([b["position"].numpy() for b in batches], [lite])
             key = best_key(task.name)

@@ -181,11 +181,11 @@ class SquadFineTuning:
                                                  if k in results) + f" | best f1 {best_value:.4f} at step {best_step}")
 
     def tflite_outputs(self, path: str) -> dict:
-        """{unique_id: {output name: row}} of a model.tflite over the predict features, in batches grouped by
-        length (cut to it, unless the file has a fixed length)."""
+        """{unique_id: {output name: row}} of a model.tflite over the predict features, in the float model's
+        batches (grouped by length and cut to it, unless the file has a fixed length)."""
         s = self.settings
         batches = prediction_batches([self.predict["record"]], squad_decoder(s.max_seq_length, False),
-                                     s.predict_batch_size, litert.batch_bounds(path, self.prediction_bounds))
+                                     s.predict_batch_size, self.prediction_bounds)
         return keyed_outputs(litert.tflite_runner(path), batches, self.version_2)
 
     def predict_and_write(self, outputs: dict | None = None, write: bool = True):
