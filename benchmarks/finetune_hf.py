@@ -80,8 +80,7 @@ def hf_worker(args) -> dict:
     """Runs in .venv-peers (PyTorch, transformers; nothing of this package, no TensorFlow)."""
     import numpy as np
     import torch
-    from transformers import (AlbertConfig, AlbertForSequenceClassification, AlbertTokenizer,
-                              DataCollatorWithPadding)
+    from transformers import AlbertForSequenceClassification, AlbertTokenizer, DataCollatorWithPadding
     from transformers.trainer_pt_utils import LengthGroupedSampler
 
     torch.set_num_threads(2)
@@ -91,10 +90,9 @@ def hf_worker(args) -> dict:
     examples = [{"input_ids": ids[i, :n].tolist(), "token_type_ids": [0] * int(n), "attention_mask": [1] * int(n),
                  "labels": int(labels[i])} for i, n in enumerate(lengths)]
     collate = DataCollatorWithPadding(AlbertTokenizer(vocab_file=args.spm_model_file), return_tensors="pt")
-    config = AlbertConfig(vocab_size=30000, embedding_size=128, hidden_size=768, num_attention_heads=12,
-                          intermediate_size=3072, num_hidden_layers=12, max_position_embeddings=512,
-                          hidden_act="gelu_new", num_labels=2, attn_implementation="sdpa")
-    model = AlbertForSequenceClassification(config)
+    import transformers
+
+    model = AlbertForSequenceClassification(sides.hf_base_classifier_config(transformers))
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-5, weight_decay=0.01)
     autocast = torch.autocast("cpu", dtype=torch.bfloat16, enabled=args.precision == "bf16")
     sampler = list(LengthGroupedSampler(args.batch_size, lengths=[int(n) for n in lengths],

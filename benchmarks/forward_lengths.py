@@ -15,12 +15,12 @@ import argparse
 import json
 import os
 import sys
-import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 import sides  # noqa: E402  (benchmarks/sides.py, beside this script)
+from throughput import timed  # noqa: E402  (stdlib-only at import: the HF worker reads it too)
 
 
 def ours_worker(batch_size: int, lengths: list, calls: int) -> dict:
@@ -38,36 +38,25 @@ def ours_worker(batch_size: int, lengths: list, calls: int) -> dict:
     for length in lengths:
         ids = tf.random.stateless_uniform([batch_size, length], (0, length), 5, 30000, tf.int32)
         features = {"input_ids": ids, "input_mask": tf.ones_like(ids), "segment_ids": tf.zeros_like(ids)}
-        step(features).numpy()
-        best[length] = min(timed(lambda: step(features).numpy()) for _ in range(calls))
+        best[length] = timed([lambda: step(features).numpy()], calls)[0]
     return best
 
 
 def hf_worker(batch_size: int, lengths: list, calls: int) -> dict:
     """Runs in .venv-peers (PyTorch, transformers; nothing of this package, no TensorFlow)."""
     import torch
-    from transformers import AlbertConfig, AlbertForSequenceClassification
+    import transformers
 
     torch.set_num_threads(2)
     torch.manual_seed(0)
-    config = AlbertConfig(vocab_size=30000, embedding_size=128, hidden_size=768, num_attention_heads=12,
-                          intermediate_size=3072, num_hidden_layers=12, max_position_embeddings=512,
-                          hidden_act="gelu_new", num_labels=2, attn_implementation="sdpa")
-    model = AlbertForSequenceClassification(config).eval()
+    model = transformers.AlbertForSequenceClassification(sides.hf_base_classifier_config(transformers)).eval()
     best = {}
     with torch.inference_mode():
         for length in lengths:
             ids = torch.randint(5, 30000, (batch_size, length), generator=torch.Generator().manual_seed(length))
             batch = {"input_ids": ids, "attention_mask": torch.ones_like(ids), "token_type_ids": torch.zeros_like(ids)}
-            model(**batch)
-            best[length] = min(timed(lambda: model(**batch).logits.numpy()) for _ in range(calls))
+            best[length] = timed([lambda: model(**batch).logits.numpy()], calls)[0]
     return best
-
-
-def timed(call) -> float:
-    start = time.perf_counter()
-    call()
-    return time.perf_counter() - start
 
 
 def main(argv=None):

@@ -43,3 +43,11 @@ def stratified(sizes: list, count: int) -> list:
     epoch whose mean size is the epoch's, wherever each size falls in it."""
     ranked = sorted(range(len(sizes)), key=lambda i: (sizes[i], i))
     return sorted(ranked[int((k + 0.5) * len(ranked) / count)] for k in range(count))
+
+
+def hf_base_classifier_config(transformers, num_labels: int = 2):
+    """transformers' AlbertConfig of ALBERT-base (v2 shape, the tanh GELU as "gelu_new", SDPA attention): the
+    HF workers' model, in .venv-peers (`transformers` passed in: this module imports nothing outside the stdlib)."""
+    return transformers.AlbertConfig(vocab_size=30000, embedding_size=128, hidden_size=768, num_attention_heads=12,
+                                     intermediate_size=3072, num_hidden_layers=12, max_position_embeddings=512,
+                                     hidden_act="gelu_new", num_labels=num_labels, attn_implementation="sdpa")

@@ -12,8 +12,6 @@ variable to a weight here with one readable table. Under a mixed-precision polic
 (its layer dtype is pinned) and attention softmax is computed in float32; residual sums are taken in float32.
 """
 
-import functools
-
 import keras
 import tensorflow as tf
 from keras import ops
@@ -121,11 +119,14 @@ class AttentionBlock(keras.layers.Layer):
         batch, seq_len = ops.shape(x)[0], ops.shape(x)[1]
         rows = x[:, :1, :] if first_token_only else x
         queries = 1 if first_token_only else seq_len
+
+        def heads(t, length):
+            return ops.reshape(t, (batch, length, c.num_attention_heads, c.head_size))
+
         # Scaling q before the product equals the original's scaling of the logits, at T/D of the cost.
-        q = ops.reshape(self.query(rows), (batch, queries, c.num_attention_heads, c.head_size))
-        q = q * ops.cast(c.head_size ** -0.5, self.compute_dtype)
-        k = ops.reshape(self.key(x), (batch, seq_len, c.num_attention_heads, c.head_size))
-        v = ops.reshape(self.value(x), (batch, seq_len, c.num_attention_heads, c.head_size))
+        q = heads(self.query(rows), queries) * ops.cast(c.head_size ** -0.5, self.compute_dtype)
+        k = heads(self.key(x), seq_len)
+        v = heads(self.value(x), seq_len)
         logits = ops.einsum("btnd,bsnd->bnts", q, k)
         probs = tf.nn.softmax(ops.cast(logits, "float32") + attention_bias(input_mask), axis=-1)
         probs = self.probs_dropout(ops.cast(probs, self.compute_dtype), training=training)
@@ -230,11 +231,10 @@ class AlbertEncoder(FromPretrained, TextInputs, ConfigSerializable, keras.Model)
         if self.embedding_projection is not None:
             x = self.embedding_projection(x)
         attention_blocks, ffn_blocks = self.attention_blocks, self.ffn_blocks
-        applications = [lambda h, a=attention_blocks[a_key], f=ffn_blocks[f_key], first=False:
+        last = len(self.plan) - 1
+        applications = [lambda h, a=attention_blocks[a_key], f=ffn_blocks[f_key], first=pooled_only and i == last:
                         f(a(h, input_mask, training=training, first_token_only=first), training=training)
-                        for a_key, f_key in self.plan]
-        if pooled_only:
-            applications[-1] = functools.partial(applications[-1], first=True)
+                        for i, (a_key, f_key) in enumerate(self.plan)]
         if self.recompute and training:
             blocks = list(attention_blocks.values()) + list(ffn_blocks.values())
             encoder_outputs = recomputed_sequence(applications, x, seed_generators(blocks))
@@ -244,11 +244,12 @@ class AlbertEncoder(FromPretrained, TextInputs, ConfigSerializable, keras.Model)
                 x = apply(x)
                 encoder_outputs.append(x)
         x = encoder_outputs[-1]
+        pooled_output = self.pooler(x[:, 0, :])
         if pooled_only:
-            return {"pooled_output": self.pooler(x[:, 0, :])}
+            return {"pooled_output": pooled_output}
         return {
             "sequence_output": x,
-            "pooled_output": self.pooler(x[:, 0, :]),
+            "pooled_output": pooled_output,
             "encoder_outputs": encoder_outputs,
             "embedding_output": embedding_output,
         }
