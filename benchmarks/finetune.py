@@ -168,16 +168,15 @@ def eval_rate(model, record: str, max_seq_length: int, batch_size: int, bounds: 
 
         batches = grouped_batches(examples, batch_size, bounds)
     batches = list(batches)
+    from throughput import timed
+
     step = tf.function(lambda features: model(features, training=False), reduce_retracing=True)
-    for batch in batches:  # tracing, and the first call at each shape
-        step({k: batch[k] for k in PACKED_INPUTS}).numpy()
-    seconds = []
-    for _ in range(passes):
-        start = time.perf_counter()
+
+    def one_pass():  # its untimed first call traces, and makes the first call at each shape
         for batch in batches:
             step({k: batch[k] for k in PACKED_INPUTS}).numpy()
-        seconds.append(time.perf_counter() - start)
-    return sum(int(b["input_ids"].shape[0]) for b in batches) / min(seconds)
+
+    return sum(int(b["input_ids"].shape[0]) for b in batches) / timed([one_pass], passes)[0]
 
 
 def keras_hub_rates(texts, labels, spm: str, config, batch_size: int, fit_steps: int, count: int) -> tuple:

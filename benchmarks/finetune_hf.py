@@ -22,8 +22,9 @@ quantiles (k + 1/2) / n of that ranking (sides.stratified), trained in epoch ord
 else (the first ones, or one place per mega-batch) hold tokens that differ from the epoch's mean by a factor of two
 either way, and the row would measure the draw; the row also prints the tokens of each side's timed batches.
 Evaluation: over the first --eval_examples
-examples after an untimed pass, the best of EVAL_PASSES timed passes on each side. Each side runs in its own process (ours in this environment, HF in .venv-peers:
-benchmarks/peers.sh), the two taking turns, --turns times; each figure is the best of its turns. Rows
+examples after an untimed pass, the best of EVAL_PASSES timed passes on each side. Each side runs in its own process
+(ours in this environment, HF in .venv-peers: benchmarks/peers.sh), the two taking turns, --turns times; each figure
+is the best of its turns. Rows
 go to --results as they are measured (a rerun with the same settings skips the rows already there, so a long table
 can be finished over several runs). Prints the table with ours / HF per row, the targets (ours >= 1.0x in every row)
 and draws docs/finetune_hf.png.
@@ -133,13 +134,9 @@ def hf_worker(args) -> dict:
             for batch in batches:
                 model(**batch).logits.float().numpy()
 
-    evaluate()
-    seconds = []
-    for _ in range(EVAL_PASSES):
-        start = time.perf_counter()
-        evaluate()
-        seconds.append(time.perf_counter() - start)
-    result["eval"] = len(order) / min(seconds)
+    from throughput import timed  # stdlib-only at import
+
+    result["eval"] = len(order) / timed([evaluate], EVAL_PASSES)[0]
     return result
 
 
