@@ -1,12 +1,14 @@
-"""Where a batch-1 query's time goes in ONNX Runtime, for two model.onnx files side by side (ours from
+"""Where a query's time goes in ONNX Runtime, for two model.onnx files side by side (ours from
 `--onnx_export`, and Hugging Face's from `torch.onnx.export`, as benchmarks/serving.py writes them): ONNX Runtime's
 own profiler (`SessionOptions.enable_profiling`), node times summed by operator type, ms per query, 2 threads.
 
     python benchmarks/profile_onnx.py WORK/serving/model.onnx WORK/hf.onnx        # WORK: serving.py's directory
     python benchmarks/profile_onnx.py ours.onnx theirs.onnx --queries 100 --length 24
+    python benchmarks/profile_onnx.py ours.onnx theirs.onnx --queries 20 --batch 32     # a batch job's batch
 
-Each query is [CLS] + `--length` - 2 random ids + [SEP], batch 1 (SST-2's median is about 24 pieces). Also prints
-each graph's node count once ONNX Runtime has optimized it. Needs only onnxruntime, onnx and NumPy.
+Each query is `--batch` rows (default 1) of [CLS] + `--length` - 2 random ids + [SEP] (SST-2's median is about 24
+pieces). Also prints each graph's node count once ONNX Runtime has optimized it. Needs only onnxruntime, onnx and
+NumPy.
 """
 
 import argparse
@@ -18,9 +20,9 @@ import tempfile
 import numpy as np
 
 
-def profile(path: str, queries: int, length: int, threads: int = 2) -> tuple:
+def profile(path: str, queries: int, length: int, threads: int = 2, batch: int = 1) -> tuple:
     """({operator type: ms per query}, wall ms per query, nodes once ONNX Runtime has optimized the graph) of
-    `path` at batch 1."""
+    `path`, `batch` rows of `length` pieces a query."""
     import onnx
     import onnxruntime
 
@@ -37,7 +39,8 @@ def profile(path: str, queries: int, length: int, threads: int = 2) -> tuple:
     dtype = np.int64 if "int64" in inputs[0].type else np.int32
     feeds = []
     for _ in range(queries):
-        ids = np.concatenate([[2], rng.integers(5, 30000, length - 2), [3]])[None].astype(dtype)
+        ids = np.concatenate([np.full((batch, 1), 2), rng.integers(5, 30000, (batch, length - 2)),
+                              np.full((batch, 1), 3)], axis=1).astype(dtype)
         feeds.append({i.name: ids if "ids" in i.name and "type" not in i.name and "segment" not in i.name
                       else np.ones_like(ids) if "mask" in i.name else np.zeros_like(ids) for i in inputs})
     session.run(None, feeds[0])
@@ -63,11 +66,12 @@ def main(argv=None):
     parser.add_argument("theirs")
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--length", type=int, default=24)
+    parser.add_argument("--batch", type=int, default=1, help="rows a query (the batch job's: 32)")
     args = parser.parse_args(argv)
-    ours, ours_wall, ours_nodes = profile(args.ours, args.queries, args.length)
-    theirs, theirs_wall, theirs_nodes = profile(args.theirs, args.queries, args.length)
+    ours, ours_wall, ours_nodes = profile(args.ours, args.queries, args.length, batch=args.batch)
+    theirs, theirs_wall, theirs_nodes = profile(args.theirs, args.queries, args.length, batch=args.batch)
     print(f"# python benchmarks/profile_onnx.py {args.ours} {args.theirs} --queries {args.queries} "
-          f"--length {args.length}")
+          f"--length {args.length} --batch {args.batch}")
     print(f"wall ms per query: ours {ours_wall:.2f}, theirs {theirs_wall:.2f}; node time: ours "
           f"{sum(ours.values()):.2f}, theirs {sum(theirs.values()):.2f}; nodes after ONNX Runtime's optimization: "
           f"ours {ours_nodes}, theirs {theirs_nodes}")
