@@ -19,7 +19,7 @@ runs in its own process, ours then the peers', twice, and each figure is the bet
 the table with the ratios and draws docs/serving.png.
 
     pip install -r benchmarks/requirements.txt && bash benchmarks/peers.sh    # once: .venv-peers
-    python benchmarks/serving.py                                              # ~15 minutes on 2 CPUs
+    python benchmarks/serving.py                                              # ~40 minutes on 2 CPUs (AVX2)
     python benchmarks/serving.py --queries 100 --batch_sentences 200          # a quick look
 """
 
