@@ -16,7 +16,8 @@ threads everywhere. Every path's batch job runs the same batches: the 1,000 firs
 sorted by length, 32 a batch, each padded to its longest (the SavedModel pads to its length bucket itself).
 Tokenization is included in every figure and reported apart (p50 per query; seconds for the batch job). Each side
 runs in its own process, ours then the peers', twice, and each figure is the better of the two. The script prints
-the table with the ratios and draws docs/serving.png.
+the table with the ratios and the positions each tokenizer made the models compute on (HF's gives fewer: it drops
+the original's lone `▁` before separated punctuation), and draws docs/serving.png.
 
     pip install -r benchmarks/requirements.txt && bash benchmarks/peers.sh    # once: .venv-peers
     python benchmarks/serving.py                                              # ~40 minutes on 2 CPUs (AVX2)
