@@ -211,13 +211,15 @@ def draw(rows: list, path: str, title: str):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    labels = [f"{r['task']} T={r['T']} {r['precision']}\n{mode}" for r in rows for mode in MODES]
+    labels = [f"{r['task']}\nT={r['T']} {r['precision']}\n{mode}" for r in rows for mode in MODES]
     ours = [r["ours"][mode] for r in rows for mode in MODES]
     theirs = [r["hf"][mode] for r in rows for mode in MODES]
-    figure, axis = plt.subplots(figsize=(max(6, 0.9 * len(labels)), 4))
+    figure, axis = plt.subplots(figsize=(max(6, 0.9 * len(labels)), 4.4))
     x = range(len(labels))
     axis.bar([i - 0.2 for i in x], ours, 0.4, label="ours", color="tab:blue")
     axis.bar([i + 0.2 for i in x], theirs, 0.4, label="HF transformers (dynamic padding)", color="tab:grey")
+    for i, (a, b) in enumerate(zip(ours, theirs)):  # the row's ratio above its pair
+        axis.annotate(f"{a / b:.2f}x", (i, max(a, b)), ha="center", va="bottom", fontsize=7)
     axis.set_xticks(list(x), labels, fontsize=7)
     axis.set_ylabel("examples/s (higher is better)")
     axis.legend(fontsize=8)
