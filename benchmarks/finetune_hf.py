@@ -32,6 +32,11 @@ and draws docs/finetune_hf.png.
     bash benchmarks/peers.sh                                                  # once: .venv-peers
     python benchmarks/finetune_hf.py                                          # SST-2, CoLA, RTE, QNLI; 128 and 512
     python benchmarks/finetune_hf.py --tasks sst-2 --seq_lengths 128          # one task
+    python benchmarks/finetune_hf.py --draw --train_steps 4 --eval_examples 256   # table and picture, no measuring
+
+--draw measures nothing: it prints the table and redraws --picture from the rows in --results of --tasks,
+--seq_lengths and --precisions measured with --train_steps, --eval_examples and --turns (on any machine; the last
+row of each wins), in that order (a run draws only the rows it was asked for).
 """
 
 import argparse
@@ -227,6 +232,31 @@ def draw(rows: list, path: str, title: str):
     sides.save_figure(figure, path)
 
 
+def run_settings(args) -> dict:
+    """What a row of --results must have been measured with to stand for this run (the machine apart)."""
+    return {"train_steps": args.train_steps, "eval_examples": args.eval_examples, "turns": args.turns,
+            "grouped_sample": "stratified", "our_step_cut": "longest example",
+            "our_grouping": "windows of 50 batches sorted by length", "our_eval_cut": "longest example",
+            "our_last_block": "token 0 only", "eval_passes": EVAL_PASSES}
+
+
+def report(rows: list, picture: str, machine: str):
+    """The table (ours / HF per row), the targets and the picture."""
+    print("\n| task | T | batch | precision | train: ours / HF (ratio) | train tokens: ours / HF | "
+          "grouped: ours / HF (ratio) | grouped tokens: ours / HF | eval: ours / HF (ratio) |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        cells = [f"{r['ours'][m]:.2f} / {r['hf'][m]:.2f} ({r['ours'][m] / r['hf'][m]:.2f}x)" for m in MODES]
+        tokens = ["{:,} / {:,}".format(*r[key]) for key in ("padded_tokens", "grouped_tokens")]
+        print(f"| {r['task']} | {r['T']} | {r['batch']} | {r['precision']} | {cells[0]} | {tokens[0]} | {cells[1]} | "
+              f"{tokens[1]} | {cells[2]} |")
+    missed = [f"{r['task']} T={r['T']} {r['precision']} {m}" for r in rows for m in MODES if r["ours"][m] < r["hf"][m]]
+    print(f"\ntarget ours >= 1.0x HF in every row: {'met' if not missed else 'NOT met in ' + ', '.join(missed)}")
+    if picture:
+        draw(rows, picture, f"Fine-tuning ALBERT-base on real GLUE text, ours vs HF transformers\n{machine}")
+        print(f"drew {picture}")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sides.add_data_flags(parser)
@@ -240,6 +270,8 @@ def main(argv=None):
     parser.add_argument("--picture", default=os.path.join(ROOT, "docs", "finetune_hf.png"))
     parser.add_argument("--results", default=os.path.join(ROOT, "benchmarks", "finetune_hf.json"),
                         help="rows measured so far (JSON lines); rows there with the same settings are not rerun")
+    parser.add_argument("--draw", action="store_true",
+                        help="measure nothing: the table and --picture from the rows in --results")
     for name in ("worker", "record", "precision"):
         parser.add_argument(f"--{name}", help=argparse.SUPPRESS)
     parser.add_argument("--seq_length", type=int, help=argparse.SUPPRESS)
@@ -253,6 +285,19 @@ def main(argv=None):
             prefer_onednn()
         print("RESULT " + json.dumps((ours_worker if args.worker == "ours" else hf_worker)(args)), flush=True)
         return
+    if args.draw:
+        wanted = [(task, int(seq), precision) for task in args.tasks.split(",")
+                  for seq in args.seq_lengths.split(",") for precision in args.precisions.split(",")]
+        found = measured(args.results, run_settings(args))
+        rows = [found[key] for key in wanted if key in found]
+        if not rows:
+            print(f"finetune_hf.py: error: {args.results} holds no row of --tasks {args.tasks} --seq_lengths "
+                  f"{args.seq_lengths} --precisions {args.precisions} measured with --train_steps {args.train_steps} "
+                  f"--eval_examples {args.eval_examples} --turns {args.turns}; pass the settings it was measured with",
+                  file=sys.stderr)
+            sys.exit(2)
+        report(rows, args.picture, "; ".join(sorted({r["machine"] for r in rows})))
+        return
     sides.check_peers("finetune_hf.py", args.peers_python)
     from finetune import cpu_name
 
@@ -260,10 +305,7 @@ def main(argv=None):
     print(f"# {machine}; python benchmarks/finetune_hf.py {' '.join(sys.argv[1:])}", flush=True)
     work = tempfile.mkdtemp(prefix="albert-finetune-hf-")
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", OMP_NUM_THREADS="2")
-    settings = {"machine": machine, "train_steps": args.train_steps, "eval_examples": args.eval_examples,
-                "turns": args.turns, "grouped_sample": "stratified", "our_step_cut": "longest example",
-                "our_grouping": "windows of 50 batches sorted by length", "our_eval_cut": "longest example",
-                "our_last_block": "token 0 only", "eval_passes": EVAL_PASSES}
+    settings = {"machine": machine, **run_settings(args)}
     done = measured(args.results, settings)
     rows = []
     for task in args.tasks.split(","):
@@ -294,19 +336,7 @@ def main(argv=None):
                 print(json.dumps(rows[-1]), flush=True)
                 with open(args.results, "a") as out:
                     out.write(json.dumps(rows[-1]) + "\n")
-    print("\n| task | T | batch | precision | train: ours / HF (ratio) | train tokens: ours / HF | "
-          "grouped: ours / HF (ratio) | grouped tokens: ours / HF | eval: ours / HF (ratio) |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    for r in rows:
-        cells = [f"{r['ours'][m]:.2f} / {r['hf'][m]:.2f} ({r['ours'][m] / r['hf'][m]:.2f}x)" for m in MODES]
-        tokens = ["{:,} / {:,}".format(*r[key]) for key in ("padded_tokens", "grouped_tokens")]
-        print(f"| {r['task']} | {r['T']} | {r['batch']} | {r['precision']} | {cells[0]} | {tokens[0]} | {cells[1]} | "
-              f"{tokens[1]} | {cells[2]} |")
-    missed = [f"{r['task']} T={r['T']} {r['precision']} {m}" for r in rows for m in MODES if r["ours"][m] < r["hf"][m]]
-    print(f"\ntarget ours >= 1.0x HF in every row: {'met' if not missed else 'NOT met in ' + ', '.join(missed)}")
-    if args.picture:
-        draw(rows, args.picture, f"Fine-tuning ALBERT-base on real GLUE text, ours vs HF transformers\n{machine}")
-        print(f"drew {args.picture}")
+    report(rows, args.picture, machine)
 
 
 if __name__ == "__main__":
