@@ -33,6 +33,8 @@ and draws docs/finetune_hf.png.
     python benchmarks/finetune_hf.py                                          # SST-2, CoLA, RTE, QNLI; 128 and 512
     python benchmarks/finetune_hf.py --tasks sst-2 --seq_lengths 128          # one task
     python benchmarks/finetune_hf.py --draw --train_steps 4 --eval_examples 256   # table and picture, no measuring
+    python benchmarks/finetune_hf.py --eval_alone --tasks sst-2 --seq_lengths 128 --precisions fp32 --eval_examples 256
+                                                    # the eval row without training first, each side fresh
 
 --draw measures nothing: it prints the table and redraws --picture from the rows in --results of --tasks,
 --seq_lengths and --precisions measured with --train_steps, --eval_examples and --turns (on any machine; the last
@@ -67,10 +69,13 @@ def ours_worker(args) -> dict:
     from albert.train.setup import set_precision
 
     config = AlbertConfig.preset("base_v2")
-    sample = epoch_sample(args.record, args.seq_length, args.batch_size, args.examples, WARMUP, args.train_steps)
-    result = {"grouped_tokens": sum(computed_tokens(b) for b in sample[1])}
+    result, modes = {}, ()
+    if not args.eval_only:
+        sample = epoch_sample(args.record, args.seq_length, args.batch_size, args.examples, WARMUP, args.train_steps)
+        result = {"grouped_tokens": sum(computed_tokens(b) for b in sample[1])}
+        modes = (("train", None), ("grouped", sample))
     with tempfile.TemporaryDirectory() as tmp:
-        for mode, batches in (("train", None), ("grouped", sample)):
+        for mode, batches in modes:
             set_precision(args.precision)
             result[mode] = train_rate(config, args.record, args.seq_length, args.batch_size, "default", False,
                                       args.train_steps, os.path.join(tmp, mode), batches=batches)
@@ -102,15 +107,18 @@ def hf_worker(args) -> dict:
     model = AlbertForSequenceClassification(sides.hf_base_classifier_config(transformers))
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-5, weight_decay=0.01)
     autocast = torch.autocast("cpu", dtype=torch.bfloat16, enabled=args.precision == "bf16")
-    sampler = list(LengthGroupedSampler(args.batch_size, lengths=[int(n) for n in lengths],
-                                        generator=torch.Generator().manual_seed(0)))
-    epoch = [sampler[s:s + args.batch_size] for s in range(0, len(sampler) - args.batch_size + 1, args.batch_size)]
-    tokens = [len(batch) * int(lengths[batch].max()) for batch in epoch]  # padded to the batch's longest
-    timed = sides.stratified(tokens, args.train_steps)
-    ours = train_order.tolist()
-    orders = {"train": [ours[s:s + args.batch_size] for s in range(0, len(ours), args.batch_size)],
-              "grouped": [epoch[i] for i in sides.stratified(tokens, WARMUP) + timed]}
-    result = {"grouped_tokens": sum(tokens[i] for i in timed)}
+    result, orders = {}, {}
+    if not args.eval_only:
+        sampler = list(LengthGroupedSampler(args.batch_size, lengths=[int(n) for n in lengths],
+                                            generator=torch.Generator().manual_seed(0)))
+        epoch = [sampler[s:s + args.batch_size] for s in range(0, len(sampler) - args.batch_size + 1,
+                                                                args.batch_size)]
+        tokens = [len(batch) * int(lengths[batch].max()) for batch in epoch]  # padded to the batch's longest
+        timed = sides.stratified(tokens, args.train_steps)
+        ours = train_order.tolist()
+        orders = {"train": [ours[s:s + args.batch_size] for s in range(0, len(ours), args.batch_size)],
+                  "grouped": [epoch[i] for i in sides.stratified(tokens, WARMUP) + timed]}
+        result = {"grouped_tokens": sum(tokens[i] for i in timed)}
     for mode, order in orders.items():
         model.train()
         batches = [collate([examples[i] for i in batch]) for batch in order]
@@ -272,6 +280,10 @@ def main(argv=None):
                         help="rows measured so far (JSON lines); rows there with the same settings are not rerun")
     parser.add_argument("--draw", action="store_true",
                         help="measure nothing: the table and --picture from the rows in --results")
+    parser.add_argument("--eval_alone", action="store_true",
+                        help="evaluation only, each side in a fresh process that does not train first, in turns; "
+                             "prints each turn's rates, stores nothing")
+    parser.add_argument("--eval_only", action="store_true", help=argparse.SUPPRESS)
     for name in ("worker", "record", "precision"):
         parser.add_argument(f"--{name}", help=argparse.SUPPRESS)
     parser.add_argument("--seq_length", type=int, help=argparse.SUPPRESS)
@@ -310,10 +322,13 @@ def main(argv=None):
     rows = []
     for task in args.tasks.split(","):
         for seq in (int(s) for s in args.seq_lengths.split(",")):
-            if any((task, seq, p) not in done for p in args.precisions.split(",")):
+            if args.eval_alone or any((task, seq, p) not in done for p in args.precisions.split(",")):
                 record, arrays, count = prepare(task, seq, BATCH[task], args.train_steps, args.glue_dir,
                                                 args.spm_model_file, work)
             for precision in args.precisions.split(","):
+                if args.eval_alone:
+                    eval_alone(args, task, seq, precision, record, arrays, count, env)
+                    continue
                 if (task, seq, precision) in done:
                     rows.append(done[task, seq, precision])
                     continue
@@ -336,7 +351,25 @@ def main(argv=None):
                 print(json.dumps(rows[-1]), flush=True)
                 with open(args.results, "a") as out:
                     out.write(json.dumps(rows[-1]) + "\n")
-    report(rows, args.picture, machine)
+    if rows:
+        report(rows, args.picture, machine)
+
+
+def eval_alone(args, task: str, seq: int, precision: str, record: str, arrays: str, count: int, env: dict):
+    """The eval row with neither side training first: each side's evaluation in a fresh process, in turns (what
+    the measuring run's eval column compares after each side's training in the same process)."""
+    rates = {"ours": [], "hf": []}
+    for turn in range(args.turns):
+        for side, python, data in (("ours", sys.executable, record), ("hf", args.peers_python, arrays)):
+            command = [python, os.path.abspath(__file__), "--worker", side, "--record", data, "--eval_only",
+                       "--seq_length", str(seq), "--batch_size", str(BATCH[task]), "--precision", precision,
+                       "--examples", str(count), "--train_steps", str(args.train_steps),
+                       "--eval_examples", str(args.eval_examples), "--spm_model_file", args.spm_model_file]
+            rates[side].append(sides.run_worker("finetune_hf.py", side, command, env)["eval"])
+        print(f"{task} T={seq} {precision} eval alone, turn {turn + 1}: ours {rates['ours'][-1]:.2f} / HF "
+              f"{rates['hf'][-1]:.2f} examples/s ({rates['ours'][-1] / rates['hf'][-1]:.2f}x)", flush=True)
+    print(f"{task} T={seq} {precision} eval alone, best of {args.turns}: ours {max(rates['ours']):.2f} / HF "
+          f"{max(rates['hf']):.2f} examples/s ({max(rates['ours']) / max(rates['hf']):.2f}x)", flush=True)
 
 
 if __name__ == "__main__":
