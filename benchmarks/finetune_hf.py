@@ -326,22 +326,21 @@ def main(argv=None):
                 record, arrays, count = prepare(task, seq, BATCH[task], args.train_steps, args.glue_dir,
                                                 args.spm_model_file, work)
             for precision in args.precisions.split(","):
-                if args.eval_alone:
-                    eval_alone(args, task, seq, precision, record, arrays, count, env)
-                    continue
-                if (task, seq, precision) in done:
+                if (task, seq, precision) in done and not args.eval_alone:
                     rows.append(done[task, seq, precision])
                     continue
                 common = ["--seq_length", str(seq), "--batch_size", str(BATCH[task]), "--precision", precision,
                           "--examples", str(count),
                           "--train_steps", str(args.train_steps), "--eval_examples", str(args.eval_examples),
                           "--spm_model_file", args.spm_model_file]
+                workers = (("ours", sys.executable, record), ("hf", args.peers_python, arrays))
+                if args.eval_alone:
+                    eval_alone(f"{task} T={seq} {precision}", workers, common, env, args.turns)
+                    continue
                 best = {"ours": dict.fromkeys(MODES, 0.0), "hf": dict.fromkeys(MODES, 0.0)}
                 grouped_tokens = {}
                 for _ in range(args.turns):
-                    for side, python, data in (("ours", sys.executable, record), ("hf", args.peers_python, arrays)):
-                        command = [python, os.path.abspath(__file__), "--worker", side, "--record", data, *common]
-                        result = sides.run_worker("finetune_hf.py", side, command, env)
+                    for side, result in turn(workers, common, env):
                         grouped_tokens[side] = result.pop("grouped_tokens")
                         for mode, rate in result.items():
                             best[side][mode] = max(best[side][mode], rate)
@@ -355,22 +354,26 @@ def main(argv=None):
         report(rows, args.picture, machine)
 
 
-def eval_alone(args, task: str, seq: int, precision: str, record: str, arrays: str, count: int, env: dict):
-    """The eval row with neither side training first: each side's evaluation in a fresh process, in turns (what
-    the measuring run's eval column compares after each side's training in the same process)."""
-    rates = {"ours": [], "hf": []}
-    for turn in range(args.turns):
-        for side, python, data in (("ours", sys.executable, record), ("hf", args.peers_python, arrays)):
-            command = [python, os.path.abspath(__file__), "--worker", side, "--record", data, "--eval_only",
-                       "--seq_length", str(seq), "--batch_size", str(BATCH[task]), "--precision", precision,
-                       "--examples", str(count), "--train_steps", str(args.train_steps),
-                       "--eval_examples", str(args.eval_examples), "--spm_model_file", args.spm_model_file]
-            rates[side].append(sides.run_worker("finetune_hf.py", side, command, env)["eval"])
-        print(f"{task} T={seq} {precision} eval alone, turn {turn + 1}: ours {rates['ours'][-1]:.2f} / HF "
-              f"{rates['hf'][-1]:.2f} examples/s ({rates['ours'][-1] / rates['hf'][-1]:.2f}x)", flush=True)
-    print(f"{task} T={seq} {precision} eval alone, best of {args.turns}: ours {max(rates['ours']):.2f} / HF "
-          f"{max(rates['hf']):.2f} examples/s ({max(rates['ours']) / max(rates['hf']):.2f}x)", flush=True)
+def turn(workers: tuple, common: list, env: dict):
+    """(side, its worker's RESULT) for each of `workers` ((side, python, data)) in order, one process each."""
+    for side, python, data in workers:
+        command = [python, os.path.abspath(__file__), "--worker", side, "--record", data, *common]
+        yield side, sides.run_worker("finetune_hf.py", side, command, env)
 
+
+def eval_alone(row: str, workers: tuple, common: list, env: dict, turns: int):
+    """The eval row with neither side training first: each side's evaluation in a fresh process, in turns (what
+    the measuring run's eval column compares after each side's training in the same process); prints each turn."""
+    rates = {"ours": [], "hf": []}
+    for number in range(1, turns + 1):
+        for side, result in turn(workers, [*common, "--eval_only"], env):
+            rates[side].append(result["eval"])
+        ours, hf = rates["ours"][-1], rates["hf"][-1]
+        print(f"{row} eval alone, turn {number}: ours {ours:.2f} / HF {hf:.2f} examples/s ({ours / hf:.2f}x)",
+              flush=True)
+    ours, hf = max(rates["ours"]), max(rates["hf"])
+    print(f"{row} eval alone, best of {turns}: ours {ours:.2f} / HF {hf:.2f} examples/s ({ours / hf:.2f}x)",
+          flush=True)
 
 if __name__ == "__main__":
     main()
