@@ -23,6 +23,7 @@ SERVE = """
     np.savez("outputs.npz", **outputs)
     print(json.dumps({"inputs": [[i.name, i.type, i.shape] for i in session.get_inputs()],
                       "outputs": [[o.name, o.shape] for o in session.get_outputs()],
+                      "metadata": session.get_modelmeta().custom_metadata_map,
                       "imported": sorted(m for m in ("tensorflow", "albert", "keras") if m in sys.modules)}))
 """
 
@@ -64,6 +65,11 @@ def test_run_classifiers_model_onnx_serves_every_sst2_dev_sentence_as_keras_does
                                 ["input_mask", "tensor(int32)", ["batch", "sequence"]],
                                 ["segment_ids", "tensor(int32)", ["batch", "sequence"]]]
     assert report["outputs"] == [["logits", ["batch", 2]]]
+    assert report["metadata"] == {"task": "sst-2", "texts": "text_a", "max_seq_length": "64",
+                                  "do_lower_case": "true", "sentencepiece_model": "assets/30k-clean.model",
+                                  "labels": '["0", "1"]'}
+    with open(directory / "serving" / "assets" / "30k-clean.model", "rb") as f, open(SPM, "rb") as released:
+        assert f.read() == released.read()  # the tokenizer the metadata names, beside the file
     assert outputs["logits"].shape == (872, 2)
     print(f"model.onnx vs Keras, {len(sentences)} SST-2 dev sentences: max |difference| "
           f"{np.abs(outputs['logits'] - keras_logits).max():.2e}")  # the figure docs/export.md quotes (pytest -s)
@@ -130,8 +136,10 @@ def test_dynamic_int8_quantizes_the_matmuls_and_stays_close(tmp_path):
     model = albert.AlbertClassifier(AlbertConfig(**dict(TINY, vocab_size=300)), num_labels=3)
     names = ("input_ids", "input_mask", "segment_ids")
     float_file = export_onnx(model, str(tmp_path / "f.onnx"), names)
-    int8_file = export_onnx(model, str(tmp_path / "q.onnx"), names, quantization="dynamic_int8")
+    int8_file = export_onnx(model, str(tmp_path / "q.onnx"), names, quantization="dynamic_int8",
+                            metadata={"labels": '["a", "b", "c"]'})
     assert "MatMulInteger" in int8_file["ops"]
+    assert {p.key: p.value for p in onnx.load(int8_file["path"]).metadata_props}["labels"] == '["a", "b", "c"]'
     assert "MatMulInteger" not in float_file["ops"]
     assert "DynamicQuantizeLinear" in int8_file["ops"]
     batch = packed((16, 30), 3)

@@ -66,9 +66,13 @@ def sandbox(tmp_path_factory):
     sst2 = AlbertClassifier(config, num_labels=2)
     export_tflite(sst2, str(root / "out/sst2_serving/model.tflite"), ("input_ids", "input_mask", "segment_ids"), None,
                   described=describe("tokenizer", "SST-2", "text -> logits", spm, None, True, labels=["0", "1"]))
-    from albert.export.onnx import export_onnx  # and its model.onnx (ONNX Runtime's block)
+    from albert.export.onnx import export_onnx  # and its model.onnx (ONNX Runtime's block), as run_classifier.py's:
+    from albert.export.serving import classifier_metadata  # its metadata, the SentencePiece model in assets/
 
-    export_onnx(sst2, str(root / "out/sst2_serving/model.onnx"), ("input_ids", "input_mask", "segment_ids"))
+    os.makedirs(root / "out/sst2_serving/assets")
+    shutil.copy(spm, root / "out/sst2_serving/assets")
+    export_onnx(sst2, str(root / "out/sst2_serving/model.onnx"), ("input_ids", "input_mask", "segment_ids"),
+                metadata=classifier_metadata("sst-2", ["0", "1"], False, 128, True, spm))
     # hf_albert_sst2/: a Hugging Face AlbertForSequenceClassification directory, written by albert.convert.
     from albert.export.conversion import convert
 

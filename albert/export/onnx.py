@@ -13,6 +13,7 @@ line before TensorFlow starts (`albert.ground.cli.check_onnx_export`). Serving t
 (docs/export.md).
 """
 
+import contextlib
 import logging
 import os
 import tempfile
@@ -31,11 +32,12 @@ OPSET = 17
 
 
 def export_onnx(model, path: str, input_names, output_names=None, quantization: str = "float32",
-                rows_per_example: int | None = None) -> dict:
+                rows_per_example: int | None = None, metadata: dict | None = None) -> dict:
     """Write `model` (over packed int32 features) as ONNX at `path`; `quantization`: float32 or dynamic_int8.
     `output_names`: the outputs kept (default all; a model returning one tensor names it `logits`).
-    `rows_per_example` adds a middle axis (4 for RACE). Returns {"path", "bytes", "ops", "rewrites"} (what
-    albert.export.onnx_graph.optimize rewrote)."""
+    `rows_per_example` adds a middle axis (4 for RACE). `metadata`: {key: string}, written into the file's
+    `metadata_props` (ONNX Runtime: `session.get_modelmeta().custom_metadata_map`). Returns {"path", "bytes",
+    "ops", "rewrites"} (what albert.export.onnx_graph.optimize rewrote)."""
     check_onnx_export(quantization, os.path.dirname(os.path.abspath(path)))
     if quantization == "none":
         raise AlbertError("export_onnx: quantization 'none' writes no file; use float32 or dynamic_int8")
@@ -45,10 +47,13 @@ def export_onnx(model, path: str, input_names, output_names=None, quantization: 
     rank = 3 if rows_per_example else 2
     specs = {name: tf.TensorSpec([None] * rank, tf.int32, name=name) for name in input_names}
     serve = tf.function(named_outputs(model, output_names), input_signature=[specs])
-    proto, _ = tf2onnx.convert.from_function(serve, input_signature=[specs], opset=OPSET)
+    with warnings_off():  # TensorFlow's, as tf2onnx exports the graph: a collection it cannot serialize (harmless)
+        proto, _ = tf2onnx.convert.from_function(serve, input_signature=[specs], opset=OPSET)
     name_axes(proto.graph, rows_per_example)
     rewrites = optimize(proto)
     proto.producer_name, proto.doc_string = "albert", "ALBERT task model over packed ids (albert.export.onnx)"
+    for key, value in (metadata or {}).items():  # quantize_dynamic keeps them
+        proto.metadata_props.add(key=key, value=value)
     blob = proto.SerializeToString()
     if quantization == "dynamic_int8":
         blob = quantized(blob)
@@ -77,6 +82,16 @@ def name_axes(graph, rows_per_example: int | None):
             dims[1].dim_param = "sequence"
 
 
+@contextlib.contextmanager
+def warnings_off():
+    """Python logging's warnings (and what is below them) off for a call into a converter; its errors still show."""
+    logging.disable(logging.WARNING)
+    try:
+        yield
+    finally:
+        logging.disable(logging.NOTSET)
+
+
 def quantized(blob: bytes) -> bytes:
     """The float32 ONNX model `blob` with int8 weights (ONNX Runtime's dynamic quantization of MatMul / Gemm)."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
@@ -85,11 +100,8 @@ def quantized(blob: bytes) -> bytes:
         source, target = os.path.join(directory, "float32.onnx"), os.path.join(directory, "int8.onnx")
         with open(source, "wb") as f:
             f.write(blob)
-        logging.disable(logging.WARNING)  # its advice to pre-process, printed on every call, is for CNNs
-        try:
+        with warnings_off():  # its advice to pre-process, printed on every call, is for CNNs
             quantize_dynamic(source, target, weight_type=QuantType.QInt8, op_types_to_quantize=["MatMul", "Gemm"])
-        finally:
-            logging.disable(logging.NOTSET)
         with open(target, "rb") as f:
             return f.read()
 

@@ -8,6 +8,7 @@
 With --onnx_export, model.onnx (the packed endpoint, albert.export.onnx) beside model.tflite.
 """
 
+import json
 import os
 
 import tensorflow as tf
@@ -50,6 +51,20 @@ def export_classifier(model, sp_model_file: str, do_lower_case: bool, labels: li
     root.serve = tf.function(classify, input_signature=[spec])
     root.sp_model_file = tf.saved_model.Asset(sp_model_file)
     return save(root, path, {"serving_default": root.serve.get_concrete_function()})
+
+
+def classifier_metadata(task_name: str, labels: list | None, pair: bool, seq_length: int, do_lower_case: bool,
+                        sp_model_file: str) -> dict:
+    """What a serving process needs beside the classifier's model.onnx to run it on text, as the file's metadata
+    (albert.export.onnx): the label of each logit (JSON; no `labels` for a regression score), the texts, the
+    packing length, the case folding and the SentencePiece model export_classifier put in the SavedModel's assets
+    (a path relative to the export directory)."""
+    metadata = {"task": task_name, "texts": "text_a,text_b" if pair else "text_a",
+                "max_seq_length": str(seq_length), "do_lower_case": str(do_lower_case).lower(),
+                "sentencepiece_model": f"assets/{os.path.basename(sp_model_file)}"}
+    if labels:
+        metadata["labels"] = json.dumps(labels)
+    return metadata
 
 
 def export_squad(model, version_2: bool, path: str, seq_length: int | None, quantization: str = "none",

@@ -13,7 +13,7 @@ from albert.data.features import PACKED_INPUTS, boundaries, step_boundaries
 from albert.data.readers import classifier_dataset, classifier_decoder, prediction_batches
 from albert.export import litert
 from albert.export.onnx import export_onnx
-from albert.export.serving import export_classifier
+from albert.export.serving import classifier_metadata, export_classifier
 from albert.export.tflite_metadata import describe
 from albert.jobs.outputs import append_eval_results, begin_training, record_model_files
 from albert.model.task_models import AlbertClassifier
@@ -198,8 +198,10 @@ class FineTuning:
         print(f"exported the serving model to {s.export_dir} (inputs: text_a{', text_b' if pair else ''}) and "
               f"{report['path']} (packed ids -> logits, {report['bytes']:,} bytes)")
         if s.onnx_export != "none":
+            metadata = classifier_metadata(task.name, labels, pair, s.max_seq_length, s.do_lower_case,
+                                           s.spm_model_file)
             onnx_file = export_onnx(self.model, os.path.join(s.export_dir, "model.onnx"), PACKED_INPUTS,
-                                    quantization=s.onnx_export)
+                                    quantization=s.onnx_export, metadata=metadata)
             print(f"exported {onnx_file['path']} ({s.onnx_export}: packed ids -> logits, {onnx_file['bytes']:,} "
                   "bytes)")
         if s.do_eval:
