@@ -13,6 +13,7 @@ line before TensorFlow starts (`albert.ground.cli.check_onnx_export`). Serving t
 (docs/export.md).
 """
 
+import contextlib
 import logging
 import os
 import tempfile
@@ -46,7 +47,8 @@ def export_onnx(model, path: str, input_names, output_names=None, quantization: 
     rank = 3 if rows_per_example else 2
     specs = {name: tf.TensorSpec([None] * rank, tf.int32, name=name) for name in input_names}
     serve = tf.function(named_outputs(model, output_names), input_signature=[specs])
-    proto, _ = tf2onnx.convert.from_function(serve, input_signature=[specs], opset=OPSET)
+    with warnings_off():  # TensorFlow's, as tf2onnx exports the graph: a collection it cannot serialize (harmless)
+        proto, _ = tf2onnx.convert.from_function(serve, input_signature=[specs], opset=OPSET)
     name_axes(proto.graph, rows_per_example)
     rewrites = optimize(proto)
     proto.producer_name, proto.doc_string = "albert", "ALBERT task model over packed ids (albert.export.onnx)"
@@ -80,6 +82,16 @@ def name_axes(graph, rows_per_example: int | None):
             dims[1].dim_param = "sequence"
 
 
+@contextlib.contextmanager
+def warnings_off():
+    """Python logging's warnings (and what is below them) off for a call into a converter; its errors still show."""
+    logging.disable(logging.WARNING)
+    try:
+        yield
+    finally:
+        logging.disable(logging.NOTSET)
+
+
 def quantized(blob: bytes) -> bytes:
     """The float32 ONNX model `blob` with int8 weights (ONNX Runtime's dynamic quantization of MatMul / Gemm)."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
@@ -88,11 +100,8 @@ def quantized(blob: bytes) -> bytes:
         source, target = os.path.join(directory, "float32.onnx"), os.path.join(directory, "int8.onnx")
         with open(source, "wb") as f:
             f.write(blob)
-        logging.disable(logging.WARNING)  # its advice to pre-process, printed on every call, is for CNNs
-        try:
+        with warnings_off():  # its advice to pre-process, printed on every call, is for CNNs
             quantize_dynamic(source, target, weight_type=QuantType.QInt8, op_types_to_quantize=["MatMul", "Gemm"])
-        finally:
-            logging.disable(logging.NOTSET)
         with open(target, "rb") as f:
             return f.read()
 

@@ -49,11 +49,7 @@ def run(main, output_dir_flag: str | None = None, pass_unknown: bool = False):
     prefer_onednn()
 
     def guarded(argv):
-        # TensorFlow's Python INFO and WARNING records stay out (checkpoint sharding, tf2onnx's unserializable
-        # collection, ...): absl writes them in the native lines' format, whose first line the stderr filter drops,
-        # so a warning of several lines would leave its tail behind as stray lines. Errors still show; with the
-        # filter turned off (TF_CPP_MIN_LOG_LEVEL 0 or 1) the warnings show whole, as before.
-        logging.set_verbosity(logging.WARNING if stderr_filter.turned_off() else logging.ERROR)
+        logging.set_verbosity(logging.WARNING)  # TensorFlow's INFO chatter (checkpoint sharding, ...) stays out
         if "progress" in flags.FLAGS and not flags.FLAGS.progress:
             os.environ["ALBERT_NOPROGRESS"] = "1"  # albert.hub.download reads it (and hands it to child processes)
         with stderr_filter.filtered():

@@ -58,15 +58,10 @@ def _pump(read_fd: int, out_fd: int):
     os.close(read_fd)
 
 
-def turned_off() -> bool:
-    """Whether the user asked for TensorFlow's INFO or WARNING lines (TF_CPP_MIN_LOG_LEVEL 0 or 1): no filter."""
-    return os.environ.get("TF_CPP_MIN_LOG_LEVEL", "").strip() in ("0", "1")
-
-
 @contextlib.contextmanager
 def filtered():
     global _terminal
-    if turned_off():
+    if os.environ.get("TF_CPP_MIN_LOG_LEVEL", "").strip() in ("0", "1"):
         yield
         return
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
