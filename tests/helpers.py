@@ -74,3 +74,33 @@ def resized_config(path, directory, **changes) -> str:
 def golden(case) -> dict:
     """The reference outputs of a weights fixture (tests/fixtures/weights/<case>/golden.npz)."""
     return dict(np.load(os.path.join(WEIGHT_FIXTURES, case, "golden.npz")))
+
+
+REFUSE_EXTRAS = '''import sys
+
+
+class RefuseExtras:
+    """A meta-path finder that refuses the optional extras, as if only requirements.txt were installed."""
+
+    NAMES = {names}
+
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in self.NAMES:
+            raise ModuleNotFoundError(f"No module named {{name!r}} (refused: core install only)", name=name)
+        return None
+
+
+sys.meta_path.insert(0, RefuseExtras())
+'''
+
+
+def refusing_extras(directory, names=None) -> dict:
+    """The environment of a Python process in which every package of albert.ground.extras' extras cannot be found
+    nor imported (a `sitecustomize` in `directory` installs a meta-path finder that refuses them): the core install,
+    in the suite's venv that holds the extras. `names`: refuse only these."""
+    from albert.ground.extras import EXTRAS
+
+    names = names or sorted({name.split(".")[0] for extra in EXTRAS.values() for name in extra.packages})
+    with open(os.path.join(directory, "sitecustomize.py"), "w") as f:
+        f.write(REFUSE_EXTRAS.format(names=set(names)))
+    return dict(os.environ, PYTHONPATH=f"{directory}{os.pathsep}{ROOT}")

@@ -224,3 +224,60 @@ def test_what_the_command_lines_check_with_loads_no_tensorflow(module):
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                             env=dict(os.environ, PYTHONPATH=ROOT))
     assert result.returncode == 0, result.stderr[-2000:]
+
+
+def test_every_module_imports_with_the_core_install_alone(tmp_path):
+    """Optional extras stay optional: in a process where a meta-path finder refuses every package of
+    albert.ground.extras (onnx, tf2onnx, onnxruntime, apache_beam, dask, distributed), every module of the package
+    still imports; the refusal itself is checked first."""
+    from tests.helpers import refusing_extras
+
+    modules = sorted(package_modules())
+    code = ("import importlib, sys\n"
+            "for name in ('onnx', 'apache_beam', 'dask'):\n"
+            "    try:\n"
+            "        importlib.import_module(name)\n"
+            "    except ModuleNotFoundError:\n"
+            "        pass\n"
+            "    else:\n"
+            "        sys.exit(f'{name} was not refused')\n"
+            f"names = {modules!r}\n"
+            "for name in names:\n"
+            "    importlib.import_module(name)\n"
+            "print(len(names))\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                            env=refusing_extras(str(tmp_path)))
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.strip() == str(len(modules))
+
+
+def test_no_module_level_import_of_a_package_the_core_install_lacks():
+    """The same rule read from the source: every module-level import of a third-party package names one that
+    requirements.txt installs (or that comes with Python)."""
+    allowed = core_packages()
+    found = []
+    for module, path in package_modules().items():
+        with open(path, encoding="utf-8") as f:
+            tree = ast.parse(f.read(), path)
+        for node in tree.body:
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module else []
+            for name in names:
+                top = name.split(".")[0]
+                if top != "albert" and top not in sys.stdlib_module_names and top not in allowed:
+                    found.append(f"{os.path.relpath(path, ROOT)}:{node.lineno}: {name}")
+    assert found == []
+
+
+def core_packages() -> set:
+    """The import names of requirements.txt's packages."""
+    imports_of = {"tensorflow": ("tensorflow",), "tensorflow-text": ("tensorflow_text",), "absl-py": ("absl",),
+                  "google-crc32c": ("google_crc32c",), "scikit-learn": ("sklearn",),
+                  "huggingface-hub": ("huggingface_hub",)}
+    names = set()
+    with open(os.path.join(ROOT, "requirements.txt"), encoding="utf-8") as f:
+        for line in f:
+            package = re.split(r"[=<>\s#\[]", line.strip(), maxsplit=1)[0]
+            if package:
+                names.update(imports_of.get(package, (package.replace("-", "_"),)))
+    return names

@@ -11,7 +11,7 @@ import sys
 import apache_beam  # noqa: F401  (requirements-beam.txt, installed by scripts/test.sh: missing fails, never skips)
 import pytest
 
-from tests.helpers import ROOT
+from tests.helpers import ROOT, refusing_extras
 from tests.task_data_helpers import write_corpus_files
 
 COMMON = ["--max_seq_length=64", "--max_predictions_per_seq=10", "--dupe_factor=2", "--random_seed=3",
@@ -88,12 +88,15 @@ def test_beam_errors_are_one_line_exit_2_and_leave_nothing(inputs, tmp_path):
 
 def test_runner_without_beam_installed_names_the_install_command(inputs, tmp_path):
     directory, spm = inputs
-    fake = tmp_path / "no_beam" / "apache_beam"
-    fake.mkdir(parents=True)
-    (fake / "__init__.py").write_text("raise ImportError('No module named apache_beam')\n")
-    result = cpd(f"--input_file={directory}/*", f"--output_file={tmp_path}/out/train", spm, *COMMON,
-                 "--runner=DirectRunner", env={"PYTHONPATH": f"{tmp_path / 'no_beam'}{os.pathsep}{ROOT}"})
-    assert result.returncode == 2
-    assert result.stderr.strip() == ("create_pretraining_data.py: error: --runner needs Apache Beam, which is not "
-                                     "installed: pip install -r requirements-beam.txt (or pip install .[beam])")
-    assert sorted(os.listdir(tmp_path)) == ["no_beam"]
+    cases = (("DirectRunner", None, "--runner needs the 'beam' extra (apache_beam not installed)"),
+             ("DaskRunner", ["dask", "distributed"],
+              "--runner=DaskRunner needs the 'beam' extra (dask, distributed not installed)"))
+    for index, (runner, refused, expected) in enumerate(cases):
+        (tmp_path / f"core{index}").mkdir()
+        env = refusing_extras(str(tmp_path / f"core{index}"), refused)
+        result = cpd(f"--input_file={directory}/*", f"--output_file={tmp_path}/out/train", spm, *COMMON,
+                     f"--runner={runner}", env={"PYTHONPATH": env["PYTHONPATH"]})
+        assert result.returncode == 2, result.stderr[-2000:]
+        assert result.stderr.strip() == (f"create_pretraining_data.py: error: {expected}: pip install '.[beam]' "
+                                         "(or -r requirements-beam.txt)")
+    assert sorted(os.listdir(tmp_path)) == ["core0", "core1"]

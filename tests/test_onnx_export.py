@@ -160,8 +160,8 @@ def test_a_missing_package_is_one_line_naming_the_extra(monkeypatch):
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "tf2onnx" else real(name, *a))
     with pytest.raises(AlbertError) as raised:
         cli.check_onnx_export("float32", "out/serving")
-    assert str(raised.value) == ("--onnx_export=float32 needs tf2onnx: pip install '.[onnx]' (or -r "
-                                 "requirements-onnx.txt), or pass --onnx_export=none")
+    assert str(raised.value) == ("--onnx_export=float32 needs the 'onnx' extra (tf2onnx not installed): pip install "
+                                 "'.[onnx]' (or -r requirements-onnx.txt), or pass --onnx_export=none")
     cli.check_onnx_export("none", None)  # nothing asked, nothing needed
     with pytest.raises(AlbertError, match="^--onnx_export 'int4' is unknown; use one of none, float32, dynamic_int8$"):
         cli.check_onnx_export("int4", "out/serving")

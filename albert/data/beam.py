@@ -30,24 +30,27 @@ from albert.data import beam_dask, generator
 from albert.data.corpus import no_documents
 from albert.data.instances import Options, Stats, Vocabulary
 from albert.data.tfrecord import frame
+from albert.ground import extras
 from albert.ground.errors import AlbertError
 from albert.ground.paths import is_remote
 
-INSTALL = "pip install -r requirements-beam.txt (or pip install .[beam])"
 SHARD_BYTES = 256 << 20  # records per output shard, about: each shard is sorted in one worker's memory
 
 
 def import_beam():
-    """apache_beam, or one line naming the install command. Beam's import-time warnings (apitools) are dropped."""
+    """apache_beam, or one line naming the extra and its install command. Beam's import-time warnings (apitools) are
+    dropped."""
     import logging
 
+    extras.require("beam", "--runner")
     root = logging.getLogger()
     level = root.level
     root.setLevel(logging.ERROR)
     try:
         import apache_beam
-    except ImportError:
-        raise AlbertError(f"--runner needs Apache Beam, which is not installed: {INSTALL}") from None
+    except ImportError as error:  # there, but broken
+        raise AlbertError(f"--runner: apache_beam is installed but does not import ({error}): "
+                          f"{extras.EXTRAS['beam'].install()}") from None
     finally:
         root.setLevel(level)
     return apache_beam
@@ -64,14 +67,14 @@ def check_runner(name: str):
     from apache_beam.options.pipeline_options import StandardOptions
     from apache_beam.runners.runner import create_runner
 
+    if beam_dask.is_dask(name):
+        extras.require("dask", f"--runner={name}")
     try:
         create_runner(runner_path(name))
     except (ValueError, ImportError, AttributeError):
         known = ", ".join((*StandardOptions.KNOWN_RUNNER_NAMES, "DaskRunner"))
         raise AlbertError(f"--runner {name!r} is not a Beam runner here; use one of {known} or the module path of "
                           "a PipelineRunner class") from None
-    if beam_dask.is_dask(name):
-        beam_dask.check_installed(INSTALL)
 
 
 def _worker_error(error: BaseException):

@@ -29,14 +29,6 @@ def is_dask(runner: str) -> bool:
     return runner.rsplit(".", 1)[-1] == "DaskRunner"
 
 
-def check_installed(install: str):
-    try:
-        import dask.distributed  # noqa: F401
-    except ImportError:
-        raise AlbertError(f"--runner DaskRunner needs dask and distributed, which are not installed: {install}") \
-            from None
-
-
 def with_partitions(pipeline_args: list, tasks: int) -> list:
     """The pipeline's arguments, with one Dask partition per task unless the user chose the partitioning."""
     chosen = any(a.split("=", 1)[0] in ("--dask_npartitions", "--dask_partition_size") for a in pipeline_args)

@@ -12,8 +12,8 @@ Both match exactly what they know and leave every other node alone; `sweep` then
 """
 
 import numpy as np
-import onnx
-from onnx import numpy_helper
+
+# onnx is the optional `onnx` extra: each function imports it, so that importing this module needs only the core.
 
 
 class Graph:
@@ -32,6 +32,8 @@ class Graph:
                 self.readers.setdefault(name, []).append(node)
 
     def constant(self, name):
+        from onnx import numpy_helper
+
         return numpy_helper.to_array(self.constants[name]) if name in self.constants else None
 
     def only_reader(self, name, op_type):
@@ -48,6 +50,8 @@ class Graph:
         return None
 
     def add_constant(self, name, value):
+        from onnx import numpy_helper
+
         if name not in self.constants:
             tensor = numpy_helper.from_array(np.asarray(value), name)
             self.graph.initializer.append(tensor)
@@ -64,6 +68,8 @@ def other_input(node, name):
 
 def ranks(model) -> dict:
     """{value name: rank} where ONNX shape inference knows it."""
+    import onnx
+
     inferred = onnx.shape_inference.infer_shapes(model).graph
     values = list(inferred.value_info) + list(inferred.input) + list(inferred.output)
     return {v.name: len(v.type.tensor_type.shape.dim) for v in values if v.type.tensor_type.HasField("shape")}
@@ -129,6 +135,8 @@ def each_match(model, op_type: str, match, rank: dict):
 
 def fuse_layer_norms(model, rank: dict) -> int:
     """Each matched LayerNorm -> LayerNormalization(axis=-1); returns how many."""
+    import onnx
+
     fused = 0
     for g, _, (nodes, x, gamma, beta, epsilon, output) in each_match(model, "GlobalAveragePool", layer_norm_match,
                                                                       rank):
@@ -216,6 +224,8 @@ def sweep(model) -> int:
 
 def optimize(model) -> dict:
     """All the rewrites above, in place; {rewrite: count}."""
+    import onnx
+
     rank = ranks(model)
     counts = {"layer_norms": fuse_layer_norms(model, rank), "matmuls": direct_matmuls(model, rank)}
     counts["dropped"] = sweep(model)

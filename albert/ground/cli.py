@@ -7,7 +7,7 @@ import sys
 
 from absl import app, flags, logging
 
-from albert.ground import stderr_filter
+from albert.ground import extras, stderr_filter
 from albert.ground.cpu import prefer_onednn
 from albert.ground.errors import AlbertError
 from albert.ground.paths import is_remote
@@ -212,7 +212,6 @@ def define_tflite_flag():
 
 
 ONNX_EXPORTS = ("none", "float32", "dynamic_int8")
-ONNX_PACKAGES = ("tf2onnx", "onnx", "onnxruntime")  # the `onnx` extra (requirements-onnx.txt)
 
 
 def define_onnx_flag():
@@ -225,16 +224,12 @@ def define_onnx_flag():
 def check_onnx_export(choice: str, export_dir: str | None):
     """AlbertError unless --onnx_export `choice` is known, has an --export_dir to write into and its packages are
     installed (no TensorFlow needed)."""
-    import importlib.util
-
     if choice not in ONNX_EXPORTS:
         raise AlbertError(f"--onnx_export {choice!r} is unknown; use one of {', '.join(ONNX_EXPORTS)}")
     if choice != "none" and not export_dir:
         raise AlbertError(f"--onnx_export={choice} writes model.onnx into the export: pass --export_dir")
-    missing = [name for name in ONNX_PACKAGES if choice != "none" and importlib.util.find_spec(name) is None]
-    if missing:
-        raise AlbertError(f"--onnx_export={choice} needs {', '.join(missing)}: pip install '.[onnx]' "
-                          "(or -r requirements-onnx.txt), or pass --onnx_export=none")
+    if choice != "none":
+        extras.require("onnx", f"--onnx_export={choice}", "pass --onnx_export=none")
 
 
 class SettingsMismatch(Exception):
