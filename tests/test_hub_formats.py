@@ -193,3 +193,26 @@ def test_tf_model_h5_gives_transformers_tensorflow_outputs(fixture):
     np.testing.assert_allclose(np.asarray(outputs["sequence_output"]), golden["sequence_output"], atol=1e-5)
     assert model.load_report.missing == []
     assert model.load_report.unused == []
+
+
+def test_a_model_garden_encoder_with_its_default_gelu_gives_its_own_outputs():
+    """tests/fixtures/model_garden_gelu: written by Model Garden's own exporter (tools/make_model_garden_fixture.py,
+    tf-models-official 2.20) with its default activation, serialized as the registered function "Text>gelu". Read as
+    the original's tanh gelu, the encoder and its MLM head give the SavedModel's own outputs within 1e-5."""
+    import albert
+
+    directory = os.path.join(ROOT, "tests", "fixtures", "model_garden_gelu")
+    with open(os.path.join(directory, "made.json")) as f:
+        assert json.load(f)["activation_in_config"] == {"module": "builtins", "class_name": "function",
+                                                        "config": "Text>gelu", "registered_name": "function"}
+    io = np.load(os.path.join(directory, "io.npz"))
+    inputs = {"input_ids": io["input_word_ids"], "input_mask": io["input_mask"], "segment_ids": io["input_type_ids"]}
+    encoder = albert.AlbertEncoder.from_pretrained(os.path.join(directory, "encoder"))
+    assert encoder.config.hidden_act == "gelu" and encoder.config.embedding_size != encoder.config.hidden_size
+    outputs = encoder(inputs, training=False)
+    np.testing.assert_allclose(np.asarray(outputs["sequence_output"]), io["sequence_output"], atol=1e-5)
+    np.testing.assert_allclose(np.asarray(outputs["pooled_output"]), io["pooled_output"], atol=1e-5)
+    pretrainer = albert.AlbertPretrainer.from_pretrained(os.path.join(directory, "encoder"))
+    out = pretrainer.with_hidden_states(dict(inputs, masked_lm_positions=io["masked_lm_positions"]), training=False)
+    np.testing.assert_allclose(np.asarray(out["mlm_logits"]).reshape(io["mlm_logits"].shape), io["mlm_logits"],
+                               atol=1e-5)

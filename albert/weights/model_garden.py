@@ -10,6 +10,7 @@ query / key / value (biases `[N, H/N]`) and `[N, H/N, H]` for the output. Model 
 block (`group_0/inner_group_0`) and no sentence-order head.
 """
 
+import json
 import os
 
 from albert.ground.errors import AlbertError
@@ -74,14 +75,48 @@ def is_model_garden(names: dict) -> bool:
                for n in names.values())
 
 
+# The activation names an encoder's Keras metadata holds, as Keras 2 / tf_keras and Keras 3 serialize them (a plain
+# name, a registered function `<package>>name`, a `{"class_name", "config"}` object) -> the original's activation.
+# Model Garden's own (official.modeling.activations, registered under the package "Text") are the tanh gelu,
+# ALBERT's, and `identity`; Keras' "gelu" is the erf form by default (`approximate=False`), which ALBERT never used.
+ACTIVATION_NAMES = {
+    "Text>gelu": "gelu",  # official.modeling.activations.gelu: gelu(x, approximate=True), the original's
+    "Text>identity": "linear",
+    "relu": "relu",
+    "tanh": "tanh",
+    "linear": "linear",
+}
+REFUSED_ACTIVATIONS = {
+    "gelu": "Keras' gelu is the erf form (approximate=False), not ALBERT's tanh gelu (Model Garden's Text>gelu)",
+}
+
+
+def _activation_name(value):
+    """(name, approximate) of a serialized activation in any of its forms; approximate is None where not said."""
+    if isinstance(value, str):
+        return value, None
+    if not isinstance(value, dict):
+        return None, None
+    config = value.get("config")
+    if isinstance(config, str):  # a function: {"module", "class_name": "function", "config": name, ...}
+        return config, None
+    if isinstance(config, dict):  # an object: {"class_name": name, "config": {"name": ..., "approximate": ...}}
+        name = config.get("activation", config.get("name", value.get("class_name")))
+        approximate = config.get("approximate")
+        return (name if isinstance(name, str) else None), approximate
+    name = value.get("class_name")
+    return (name if isinstance(name, str) else None), None
+
+
 def _activation(value, source: str) -> str:
-    name = value if isinstance(value, str) else (value or {}).get("config", {}).get("name", str(value))
-    name = name.split(">")[-1].lower()
-    if "gelu" in name:
-        return "gelu"  # Model Garden's ALBERT GELU (official.modeling.activations.gelu) is the tanh form, as ALBERT's
-    if name in ("relu", "tanh", "linear"):
-        return name
-    raise AlbertError(f"{source}: activation {value!r} has no counterpart here (gelu, relu, tanh, linear)")
+    """The original's activation of an encoder's serialized `activation`, or one line naming the file and value."""
+    name, approximate = _activation_name(value)
+    if name == "gelu" and approximate is True:  # Keras' gelu told to be the tanh form
+        return "gelu"
+    if name in ACTIVATION_NAMES:
+        return ACTIVATION_NAMES[name]
+    why = REFUSED_ACTIVATIONS.get(name, "no counterpart in ALBERT (known: " + ", ".join(ACTIVATION_NAMES) + ")")
+    raise AlbertError(f"{source}: activation {json.dumps(value)} is not readable as ALBERT's: {why}")
 
 
 def config_values(path: str) -> dict:
@@ -95,7 +130,7 @@ def config_values(path: str) -> dict:
         if str(metadata.get("class_name", "")).split(">")[-1] == "AlbertEncoder":
             keys = metadata.get("config", {})
             ours = {ours: keys[theirs] for theirs, ours in CONFIG_KEYS.items() if theirs in keys}
-            ours["hidden_act"] = _activation(keys.get("activation", "gelu"), path)
+            ours["hidden_act"] = _activation(keys.get("activation", "Text>gelu"), path)  # the default: Model Garden's gelu
             initializer = keys.get("initializer")
             if isinstance(initializer, dict):
                 ours["initializer_range"] = initializer.get("config", {}).get("stddev", 0.02)
