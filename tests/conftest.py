@@ -39,7 +39,8 @@ def spm_model(tmp_path_factory):
 @pytest.fixture(scope="session")
 def sst2(tmp_path_factory):
     """run_classifier.py trained, evaluated and exported (model.tflite, model.onnx) on real SST-2 text
-    (tests/export_helpers.py's sst2_export)."""
+    (tests/export_helpers.py's sst2_export), once per run for all workers (tests/fixture_cache.py). Read-only."""
     from tests.export_helpers import sst2_export
+    from tests.fixture_cache import cached
 
-    return sst2_export(tmp_path_factory.mktemp("sst2"))
+    return cached("sst2", sst2_export)

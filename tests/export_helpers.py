@@ -3,6 +3,7 @@ running a script or an app-style snippet in a new interpreter, and a short fine-
 export (the `sst2` fixture of conftest.py)."""
 
 import os
+import pathlib
 import random
 import subprocess
 import sys
@@ -67,10 +68,15 @@ def run_script(name, *args):
                           timeout=600, env=env)
 
 
-def sst2_export(tmp_path):
+def sst2_export(tmp_path, reuse=False):
     """run_classifier.py on SST-2 text of dev size (the first 872 training rows; dev as released), the released
     SentencePiece model, a small random model: trains, evaluates, exports (model.tflite with metadata, and
-    model.onnx). (tmp_path, output_dir, the 872 dev sentences)."""
+    model.onnx). (tmp_path, output_dir, the 872 dev sentences). `reuse`: `tmp_path` holds a finished run
+    (tests/fixture_cache.py)."""
+    tmp_path = pathlib.Path(tmp_path)
+    out = tmp_path / "out"
+    if reuse:
+        return tmp_path, out, sst2_dev_sentences()
     data = tmp_path / "glue" / "SST-2"
     data.mkdir(parents=True)
     with open(os.path.join(GLUE, "SST-2", "train.tsv"), encoding="utf-8") as f:
@@ -78,7 +84,6 @@ def sst2_export(tmp_path):
     os.symlink(os.path.join(GLUE, "SST-2", "dev.tsv"), data / "dev.tsv")
     config = tmp_path / "albert_config.json"
     config.write_text(json.dumps(TINY))
-    out = tmp_path / "out"
     result = run_script("run_classifier.py", "--task_name=SST-2", f"--data_dir={tmp_path / 'glue'}",
                         f"--output_dir={out}", f"--albert_config_file={config}", f"--spm_model_file={SPM}",
                         "--do_train", "--do_eval", "--max_seq_length=64", "--train_batch_size=32", "--train_step=27",
@@ -87,6 +92,9 @@ def sst2_export(tmp_path):
     assert result.returncode == 0, result.stderr[-3000:]
     # TensorFlow's warning as tf2onnx exports the graph (its first line filtered, the rest stray lines) stays out
     assert "CollectionDef" not in result.stderr and "object has no attribute" not in result.stderr, result.stderr
+    return tmp_path, out, sst2_dev_sentences()
+
+
+def sst2_dev_sentences() -> list:
     with open(os.path.join(GLUE, "SST-2", "dev.tsv"), encoding="utf-8") as f:
-        sentences = [line.split("\t")[0] for line in f.read().splitlines()[1:]]
-    return tmp_path, out, sentences
+        return [line.split("\t")[0] for line in f.read().splitlines()[1:]]

@@ -18,7 +18,6 @@ def run(*args, cwd=None):
                           cwd=cwd)
 
 
-@pytest.mark.slow
 def test_end_to_end_with_gzip_globs_and_two_outputs(corpus_dir, tmp_path):
     import gzip
     import shutil

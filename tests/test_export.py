@@ -116,6 +116,7 @@ def test_encoder_and_mlm_match_the_keras_model(albert_dir, tmp_path):
     np.testing.assert_allclose(out["sequence_output"], want["sequence_output"][:, :11], atol=1e-5)
 
 
+@pytest.mark.slow
 def test_preprocessor_ids_equal_the_python_tokenizer(albert_dir, tmp_path):
     from albert.tasks.glue import InputExample, convert_example, get_task
     from albert.text.tokenization import FullTokenizer
@@ -162,6 +163,7 @@ def test_preprocessor_ids_equal_the_python_tokenizer(albert_dir, tmp_path):
     assert os.path.basename(got["sp"]) == "sp.model"
 
 
+@pytest.mark.slow
 def test_hub_layer_fine_tunes_the_encoder_with_adam(albert_dir, tmp_path):
     """albert.export.hub.HubLayer: TFSMLayer without the ':0' variable names, so Adam works (plain TFSMLayer fails)."""
     _, hub = albert_dir
@@ -218,6 +220,7 @@ def test_keras3_fine_tunes_the_encoder_through_tfsmlayer(albert_dir, tmp_path):
     assert got["changed"] == got["total"]
 
 
+@pytest.mark.slow
 def test_tensorflow_hub_keras_layer_loads_the_encoder_and_preprocessor(albert_dir, tmp_path):
     _, hub = albert_dir
     result = fresh(f"""
@@ -237,6 +240,7 @@ def test_tensorflow_hub_keras_layer_loads_the_encoder_and_preprocessor(albert_di
     assert got["trainable"] > 10
 
 
+@pytest.mark.slow
 def test_the_tf_hub_tutorial_pattern_fine_tunes_saves_and_reloads(albert_dir, tmp_path):
     """TF Hub's "classify text with BERT" pattern, in a process that imports only tensorflow, tensorflow_text,
     tensorflow_hub and tf_keras: hub.KerasLayer(preprocessor) -> hub.KerasLayer(encoder, trainable=True) -> Dense,
@@ -278,6 +282,7 @@ def rte_rows(rng, texts, n):
     return [[str(i), clean(), clean(), rng.choice(["entailment", "not_entailment"])] for i in range(n)]
 
 
+@pytest.mark.slow
 def test_classifier_serving_model_reproduces_do_predict(albert_dir, tmp_path):
     from tests.test_classification_training import write_task
 
@@ -356,6 +361,7 @@ def test_export_checkpoints_keeps_original_names_without_optimizer_slots(albert_
             np.testing.assert_array_equal(written.get_tensor(name), original.get_tensor(name))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", ["no config", "no spm", "two spm", "no checkpoint", "vocab mismatch",
                                   "fine-tuned checkpoint"])
 def test_bad_model_directories(albert_dir, tmp_path, case):
@@ -400,6 +406,7 @@ def test_bad_model_directories(albert_dir, tmp_path, case):
     assert sorted(os.listdir(tmp_path)) == ["albert"]  # no export, no temporary directory
 
 
+@pytest.mark.slow
 def test_classifier_export_reports_the_quantized_files_dev_metric(albert_dir, tmp_path):
     """--export_dir with --do_eval: the model.tflite (here dynamic_int8) is scored on dev next to the float model,
     in tflite_results.txt."""

@@ -54,6 +54,7 @@ def keyword_task(rng, rows):
     return first, second, np.array(labels)
 
 
+@pytest.mark.slow
 def test_from_pretrained_fine_tunes_on_raw_strings_and_the_keras_file_keeps_the_preprocessor(released, tmp_path):
     import random
     import shutil
@@ -107,6 +108,7 @@ def test_from_pretrained_fine_tunes_on_raw_strings_and_the_keras_file_keeps_the_
     np.testing.assert_allclose(np.load(tmp_path / "reloaded.npy"), np.load(tmp_path / "expected.npy"), atol=1e-6)
 
 
+@pytest.mark.slow
 def test_from_pretrained_on_every_model_loads_what_the_checkpoint_holds(released, tmp_path):
     import tensorflow as tf
 

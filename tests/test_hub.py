@@ -160,6 +160,7 @@ def fetch_in_process(reference, env_values, tmp_path, name):
                             text=True, env=dict(os.environ, **env_values, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2"))
 
 
+@pytest.mark.slow
 def test_two_processes_download_a_name_once_and_both_load(hub, env):
     server, _ = hub
     before = server.count("/albert_models/albert_xlarge_v2.tar.gz")
@@ -189,6 +190,7 @@ def test_a_full_disk_is_one_line_and_leaves_nothing(hub, env, tmp_path):
     assert [f for _, _, files in os.walk(env["ALBERT_CACHE"]) for f in files if not f.endswith(".lock")] == []
 
 
+@pytest.mark.slow
 def test_a_download_killed_half_way_resumes(hub, env):
     server, _ = hub
     url = f"{server.url}/albert_models/slow.tar.gz"

@@ -63,6 +63,7 @@ def test_a_module_without_its_config_is_read_from_its_graph(tmp_path):
         "initializer_range": inferred.initializer_range}
 
 
+@pytest.mark.slow
 def test_our_tfhub_export_reads_back_with_the_same_outputs(tmp_path):
     """export_to_tfhub.py (here from the TF1 module) -> from_pretrained of the export, its mlm/ and its encoder/:
     the same outputs (the export's variables matched by their Keras paths; encoder/ has no heads)."""

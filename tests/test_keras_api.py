@@ -266,6 +266,7 @@ def test_preprocessor_ids_equal_the_python_path_on_varied_strings(spm_model):
     assert next(iter(mapped))["input_ids"].shape == (8, 12)
 
 
+@pytest.mark.slow
 def test_a_model_on_raw_strings_keeps_its_preprocessor_in_the_keras_file(spm_model, tmp_path):
     import tensorflow as tf
 

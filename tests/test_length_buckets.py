@@ -273,6 +273,7 @@ def test_group_by_length_and_xla_compile_once_per_length(task, tmp_path):
     assert "eval_accuracy" in (tmp_path / "out" / "eval_results.txt").read_text()
 
 
+@pytest.mark.slow
 def test_mirrored_on_two_cpus_follows_one_device_with_buckets(tmp_path):
     """Pretraining records of 8-16 tokens cut to 8 or 16, under MirroredStrategy over two logical CPUs (both
     replicas of a step get one shape): the one-device losses, and those without buckets, within 1e-5."""
@@ -318,6 +319,7 @@ def test_raw_string_serving_computes_up_to_the_bucket_with_the_same_outputs(spm_
                                model(model.preprocessor(tf.constant(short[0]))), atol=1e-5)
 
 
+@pytest.mark.slow
 def test_the_hub_preprocessor_packs_to_seq_length_its_bucketed_call_to_the_bucket_and_the_encoder_agrees(
         spm_model, tmp_path):
     from albert.export.hub import export_preprocessor

@@ -66,21 +66,32 @@ def interpreters(path):
         yield "tf.lite", tf.lite.Interpreter(model_path=path)
 
 
+class Exports(dict):
+    """(name, quantization) -> (model, inputs, rows, input_map, report, outputs), each file converted when first
+    asked for (a tier runs only the conversions its tests use)."""
+
+    def __init__(self, directory):
+        super().__init__()
+        self.directory, self.models = directory, models()
+
+    def __missing__(self, key):
+        name, quantization = key
+        model, inputs, rows, input_map = self.models[name]
+        outputs = ("pooled_output", "sequence_output") if name == "encoder" else None
+        report = export_tflite(model, str(self.directory / f"{name}-{quantization}.tflite"), inputs, T, outputs,
+                               quantization, rows_per_example=rows, input_map=input_map)
+        self[key] = (model, inputs, rows, input_map, report, outputs)
+        return self[key]
+
+
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory):
-    directory = tmp_path_factory.mktemp("litert")
-    out = {}
-    for name, (model, inputs, rows, input_map) in models().items():
-        outputs = ("pooled_output", "sequence_output") if name == "encoder" else None
-        for quantization in TOLERANCE:
-            report = export_tflite(model, str(directory / f"{name}-{quantization}.tflite"), inputs, T, outputs,
-                                   quantization, rows_per_example=rows, input_map=input_map)
-            out[name, quantization] = (model, inputs, rows, input_map, report, outputs)
-    return out
+    return Exports(tmp_path_factory.mktemp("litert"))
 
 
 @pytest.mark.parametrize("name", ["squad_v1", "squad_v2", "classifier", "race", "encoder"])
-@pytest.mark.parametrize("quantization", list(TOLERANCE))
+@pytest.mark.parametrize("quantization", [q if q == "none" else pytest.param(q, marks=pytest.mark.slow)
+                                          for q in TOLERANCE])  # the quantized files: the slow tier
 def test_tflite_matches_the_keras_model(exported, name, quantization):
     model, inputs, rows, input_map, report, outputs = exported[name, quantization]
     assert not [op for op in report["ops"] if op.startswith(("Flex", "CUSTOM")) or "VARIABLE" in op], report["ops"]
@@ -107,6 +118,7 @@ def test_tflite_matches_the_keras_model(exported, name, quantization):
                 assert difference <= TOLERANCE[quantization], (interpreter_name, key, difference)
 
 
+@pytest.mark.slow
 def test_quantized_files_are_smaller(exported):
     for name in ("squad_v1", "classifier", "encoder"):
         sizes = {q: exported[name, q][4]["bytes"] for q in TOLERANCE}

@@ -48,6 +48,7 @@ def sst2_dev_batch(sentences):
             for name in ("input_ids", "input_mask", "segment_ids")}
 
 
+@pytest.mark.slow
 def test_run_classifiers_model_onnx_serves_every_sst2_dev_sentence_as_keras_does(sst2, tmp_path):
     from albert.config import AlbertConfig
     from albert.model.task_models import AlbertClassifier
@@ -167,6 +168,7 @@ def test_a_missing_package_is_one_line_naming_the_extra(monkeypatch):
         cli.check_onnx_export("int4", "out/serving")
 
 
+@pytest.mark.slow
 def test_the_trained_file_holds_fused_layer_norms_and_plain_matmuls(sst2):
     """albert.export.onnx_graph: every LayerNorm of the trained SST-2 model (nonzero beta) is one
     LayerNormalization, every Dense one MatMul of the 3-D input (the 872-sentence test above checks the numbers)."""

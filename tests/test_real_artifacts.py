@@ -118,6 +118,7 @@ def test_albert_preprocessor_in_the_graph_gives_the_same_ids(records):
         assert_same_ids(name, {k: np.concatenate([p[k].numpy() for p in parts]) for k in PACKED}, expected)
 
 
+@pytest.mark.slow
 def test_the_exported_hub_preprocessor_gives_the_same_ids(records, tmp_path):
     """Exported, then loaded in a fresh process that imports only TensorFlow and tensorflow-text."""
     from albert.export.hub import export_preprocessor

@@ -57,7 +57,7 @@ def loss_and_gradients(model, recompute: bool, jit: bool, calls: list):
     return float(loss), [tf.convert_to_tensor(g).numpy() for g in grads], after
 
 
-@pytest.mark.parametrize("jit", [False, True], ids=["graph", "xla"])
+@pytest.mark.parametrize("jit", [False, pytest.param(True, marks=pytest.mark.slow)], ids=["graph", "xla"])
 def test_recompute_gives_the_same_loss_gradients_and_dropout_draws(model, jit, monkeypatch):
     calls = []
     for cls in (AttentionBlock, FeedForwardBlock):

@@ -52,6 +52,7 @@ def test_train_eval_predict_and_output_files(tmp_path):
     assert (out / "RTE.tsv").read_text() == (out / "submit_results.tsv").read_text()
 
 
+@pytest.mark.slow
 def test_bad_inputs(tmp_path):
     common = setup_task(tmp_path)
     out = f"--output_dir={tmp_path / 'o'}"
@@ -110,6 +111,7 @@ def test_glue_recipe_script_uses_the_papers_hyperparameters():
     assert bad.stderr.startswith("unknown task XNLI")
 
 
+@pytest.mark.slow
 def test_a_refused_rerun_leaves_the_run_directory_byte_identical(tmp_path):
     """A run of 4 steps, then reruns on its directory that are refused before they write: a config of another
     hidden_size (the checkpoints are another model's) and another --max_seq_length (the cached training features

@@ -99,6 +99,7 @@ def eval_blocks(path):
     return blocks
 
 
+@pytest.mark.slow
 def test_sigkill_then_rerun_resumes_exactly(setup):
     """With dropout: the dropout seed generators are checkpointed, so the resumed losses, every evaluation and
     model.ckpt-best equal an uninterrupted run's; a checkpoint saved but not yet evaluated when the kill landed is
@@ -171,6 +172,7 @@ def test_init_checkpoint_from_an_original_tf1_checkpoint(tmp_path):
         np.testing.assert_array_equal(np.asarray(variable), reader.get_tensor(name), err_msg=name)
 
 
+@pytest.mark.slow
 def test_cli_errors(setup):
     """Resuming with another batch shape is one line (the other bad inputs: tests/test_bad_inputs.py)."""
     tmp_path, records, config = setup
@@ -231,6 +233,7 @@ def test_weights_do_not_depend_on_how_steps_are_grouped_into_calls(setup):
             np.testing.assert_array_equal(other[name], weights[0][name], err_msg=name)
 
 
+@pytest.mark.slow
 def test_unusable_records_are_one_line_before_training(setup):
     """Empty, truncated, non-TFRecord and mis-shaped records, and ids outside the vocabulary: one line naming the
     file (and the flag value the records need), exit 2, before any step (an empty file used to spin forever)."""
@@ -266,6 +269,7 @@ def test_unusable_records_are_one_line_before_training(setup):
         assert not out.exists() or not [f for f in os.listdir(out) if "ckpt" in f], extra
 
 
+@pytest.mark.slow
 def test_a_refused_rerun_leaves_the_run_directory_byte_identical(setup):
     """A run of 4 steps, then reruns on its directory that are refused: a config of another hidden_size (the
     checkpoint is another model's) and another batch size (its saved data position holds other batches). Each: exit

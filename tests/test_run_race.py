@@ -151,6 +151,7 @@ def test_the_feature_cache_follows_the_data_and_the_flags(tmp_path):
     assert second["record_bytes"] < first["record_bytes"]  # rows of 4 x 20 ids, not 4 x 24
 
 
+@pytest.mark.slow
 def test_a_refused_rerun_leaves_the_run_directory_byte_identical(tmp_path):
     """A run of 4 steps, then a rerun on its directory with a config of another hidden_size: exit 2, one line (the
     checkpoints are another model's), every file of the directory byte-identical (albert_config.json included)."""

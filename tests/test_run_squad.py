@@ -186,6 +186,7 @@ def test_bad_flags(workdir):
     assert not out.exists()
 
 
+@pytest.mark.slow
 def test_a_refused_rerun_leaves_the_run_directory_byte_identical(workdir):
     """A short run, then a rerun on its directory with a config of another hidden_size: exit 2, one line (the
     checkpoints are another model's), every file of the directory byte-identical (albert_config.json included)."""

@@ -20,6 +20,8 @@ import pytest
 from tests.export_helpers import SPM, TINY, fresh, run_script
 from tests.helpers import ROOT
 
+pytestmark = pytest.mark.slow  # MediaPipe Tasks and the Task Library: other runtimes (the slow tier)
+
 TASKLIB_PYTHON = os.path.join(ROOT, ".venv-tasklib", "bin", "python")
 TASKLIB_LIBS = os.path.join(ROOT, ".venv-tasklib", "system-libs")
 TEXTS = ["``Hi'' said AMÉLIE, it's a naïve café!", "The film is 1,024 times better than 45, 3,5 and ½.",

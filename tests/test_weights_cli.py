@@ -67,6 +67,7 @@ BAD_INPUTS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(BAD_INPUTS))
 def test_convert_rejects_bad_inputs_with_one_line(case, tmp_path):
     fixture, damage, message = BAD_INPUTS[case]
@@ -80,6 +81,7 @@ def test_convert_rejects_bad_inputs_with_one_line(case, tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["model"]  # no output, no temporary directory
 
 
+@pytest.mark.slow
 def test_export_to_tfhub_from_a_huggingface_directory(tmp_path):
     """The encoder and MLM SavedModels of an HF AlbertForPreTraining give transformers' outputs (fresh process)."""
     source = os.path.join(FIXTURES, "hf_pretraining")
