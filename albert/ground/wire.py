@@ -41,10 +41,11 @@ def _fields_at(message: bytes):
         elif kind == 2:
             length, at = varint(message, at)
             value, at = message[at:at + length], at + length
-        elif kind == 5:
-            value, at = struct.unpack_from("<f", message, at)[0], at + 4
-        elif kind == 1:
-            value, at = struct.unpack_from("<Q", message, at)[0], at + 8
+        elif kind in (5, 1):
+            width = 4 if kind == 5 else 8
+            if at + width > len(message):
+                raise WireError(f"field {number}'s {width * 8}-bit value runs past the end of its message")
+            value, at = struct.unpack_from("<f" if kind == 5 else "<Q", message, at)[0], at + width
         else:
             raise WireError(f"field {number} has wire type {kind}, which no message here uses")
         if at > len(message):

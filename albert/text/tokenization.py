@@ -17,6 +17,7 @@ import sentencepiece as spm
 
 from albert.ground.errors import AlbertError
 from albert.ground.paths import is_remote
+from albert.ground.wire import WireError, fields
 from albert.text.wordpiece import BasicTokenizer, WordpieceTokenizer, load_vocab
 
 SPIECE_UNDERLINE = "\u2581"
@@ -97,6 +98,11 @@ def load_sentencepiece(path: str) -> spm.SentencePieceProcessor:
                 data = f.read()
         except OSError as e:
             raise AlbertError(f"{path}: cannot read the SentencePiece model ({e.strerror})") from None
+    try:  # the whole message walked first: SentencePiece's own parser accepts a cut file, the readers here do not
+        for _ in fields(data):
+            pass
+    except WireError as e:
+        raise AlbertError(f"{path}: not a SentencePiece model ({e}); pass the .model file, not the .vocab") from None
     sp_model = spm.SentencePieceProcessor()
     try:
         sp_model.LoadFromSerializedProto(data)

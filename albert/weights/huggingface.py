@@ -197,11 +197,33 @@ def weight_files(directory: str) -> list:
         if os.path.isfile(single):
             return [single]
         if os.path.isfile(index):
-            with open(index) as f:
-                shards = sorted(set(json.load(f)["weight_map"].values()))
-            return [os.path.join(directory, s) for s in shards]
+            return shard_files(index, directory)
     raise AlbertError(f"{directory}: no model.safetensors, pytorch_model.bin or tf_model.h5 (a Hugging Face model "
                       "directory holds config.json, model.safetensors and spiece.model)")
+
+
+def shard_files(index: str, directory: str) -> list:
+    """The shards a `*.index.json` names (its `weight_map`: {tensor: file name}): plain file names inside
+    `directory`, each there; anything else (a missing or malformed map, `../`, an absolute path, a sub-folder) is one
+    line naming the index and the entry."""
+    try:
+        with open(index, encoding="utf-8") as f:
+            weight_map = json.load(f).get("weight_map")
+    except (OSError, UnicodeDecodeError, ValueError, AttributeError) as e:
+        raise AlbertError(f"{index}: not a readable shard index ({str(e).splitlines()[0][:120]})") from None
+    if not isinstance(weight_map, dict) or not weight_map:
+        raise AlbertError(f"{index}: no \"weight_map\" of tensor names to shard files")
+    shards = []
+    for tensor, name in weight_map.items():
+        if not (isinstance(name, str) and name and name == os.path.basename(name) and name not in (".", "..")
+                and "\\" not in name):
+            raise AlbertError(f"{index}: tensor {tensor!r} maps to {name!r}, not a file name inside {directory}: "
+                              "refused")
+        if name not in shards:
+            if not os.path.isfile(os.path.join(directory, name)):
+                raise AlbertError(f"{index}: tensor {tensor!r} is in {name}, which {directory} does not hold")
+            shards.append(name)
+    return [os.path.join(directory, name) for name in sorted(shards)]
 
 
 def read_weights(path: str) -> dict:

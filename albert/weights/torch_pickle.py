@@ -6,9 +6,15 @@ storage is a persistent id `('storage', torch.<Type>Storage, key, location, nume
 bytes in `<name>/data/<key>`. The unpickler below knows exactly those few names (and `collections.OrderedDict`,
 `torch._utils._rebuild_parameter`) and rebuilds NumPy arrays from them; any other name in the pickle -- the way
 a malicious pickle runs code -- refuses the file, naming it, before anything is called.
+
+Nothing the pickle declares is believed: each storage's zip entry must hold exactly its declared element count
+times the element size, and each tensor's offset, sizes and strides (non-negative integers) must address elements
+inside its storage, all checked before any storage's bytes are read; a file that claims what it does not hold is
+one AlbertError naming the file and the tensor or storage, never memory from outside the file.
 """
 
 import collections
+import math
 import pickle
 import zipfile
 
@@ -21,17 +27,76 @@ STORAGES = {"FloatStorage": np.float32, "DoubleStorage": np.float64, "HalfStorag
             "CharStorage": np.int8, "ByteStorage": np.uint8, "BoolStorage": np.bool_}
 
 
+ITEM_BYTES = {name: 2 if kind == "bfloat16" else np.dtype(kind).itemsize for name, kind in STORAGES.items()}
+
+
 class _Storage:
     def __init__(self, name: str):
         self.name = name
 
 
+class _StorageRef:
+    """A storage the pickle names: its zip entry, element type and count, checked against the entry's size; its
+    bytes are read only when a tensor that fits inside it is built (`_materialize`)."""
+
+    def __init__(self, entry: str, kind, numel: int):
+        self.entry, self.kind, self.numel = entry, kind, numel
+
+
+class _Pending:
+    """A tensor as the pickle declares it: (storage, offset, size, stride), built once its name is known."""
+
+    def __init__(self, storage, offset, size, stride):
+        self.storage, self.offset, self.size, self.stride = storage, offset, size, stride
+
+
 def _rebuild_tensor(storage, offset, size, stride, *unused):
-    if not size:
-        return storage[offset:offset + 1].reshape(()).copy()
-    item = storage.itemsize
-    view = np.lib.stride_tricks.as_strided(storage[offset:], shape=tuple(size), strides=[s * item for s in stride])
+    return _Pending(storage, offset, size, stride)
+
+
+def _is_count(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _check_view(path: str, name: str, tensor: _Pending):
+    """AlbertError unless the declared view lies inside its storage: non-negative integer offset, sizes and strides
+    of one rank, and every element it addresses (offset + sum((size - 1) * stride)) before the storage's end."""
+    storage, offset, size, stride = tensor.storage, tensor.offset, tensor.size, tensor.stride
+    where = f"{path}: tensor {name!r}"
+    if not isinstance(storage, _StorageRef):
+        raise AlbertError(f"{where} has no storage: refused")
+    if not (isinstance(size, tuple) and isinstance(stride, tuple) and len(size) == len(stride)
+            and all(map(_is_count, size)) and all(map(_is_count, stride)) and _is_count(offset)):
+        raise AlbertError(f"{where} declares offset {offset!r}, size {size!r}, stride {stride!r}: each a "
+                          "non-negative integer, one stride per dimension; refused")
+    count = math.prod(size)
+    if count == 0:
+        return
+    last = offset + sum((n - 1) * s for n, s in zip(size, stride))
+    if last >= storage.numel or count > storage.numel:
+        raise AlbertError(f"{where} declares {count} elements (size {list(size)}, stride {list(stride)}, offset "
+                          f"{offset}) reaching element {last} of a storage of {storage.numel}: refused")
+
+
+def _materialize(archive: zipfile.ZipFile, path: str, name: str, tensor: _Pending, cache: dict) -> np.ndarray:
+    _check_view(path, name, tensor)
+    storage = tensor.storage
+    if storage.entry not in cache:
+        cache[storage.entry] = _read_storage(archive, storage)
+    values = cache[storage.entry]
+    size, item = tuple(tensor.size), values.itemsize
+    if math.prod(size) == 0:
+        return np.zeros(size, values.dtype)
+    view = np.lib.stride_tricks.as_strided(values[tensor.offset:], shape=size,
+                                           strides=[s * item for s in tensor.stride])
     return np.ascontiguousarray(view)
+
+
+def _read_storage(archive: zipfile.ZipFile, storage: _StorageRef) -> np.ndarray:
+    raw = archive.read(storage.entry)
+    if storage.kind == "bfloat16":  # no NumPy bfloat16: the upper half of a float32
+        return (np.frombuffer(raw, "<u2").astype(np.uint32) << 16).view(np.float32)
+    return np.frombuffer(raw, np.dtype(storage.kind).newbyteorder("<"))
 
 
 def _rebuild_parameter(data, *unused):
@@ -56,13 +121,20 @@ class _Unpickler(pickle.Unpickler):
                           "refused, nothing run (save the weights as model.safetensors)")
 
     def persistent_load(self, pid):
-        if not (isinstance(pid, tuple) and len(pid) == 5 and pid[0] == "storage" and isinstance(pid[1], _Storage)):
+        if not (isinstance(pid, tuple) and len(pid) == 5 and pid[0] == "storage" and isinstance(pid[1], _Storage)
+                and isinstance(pid[2], str) and _is_count(pid[4])):
             raise AlbertError(f"{self.path}: an unexpected persistent id in its pickle: refused")
-        kind = STORAGES[pid[1].name]
-        raw = self.archive.read(f"{self.prefix}/data/{pid[2]}")
-        if kind == "bfloat16":  # no NumPy bfloat16: the upper half of a float32
-            return (np.frombuffer(raw, "<u2").astype(np.uint32) << 16).view(np.float32)
-        return np.frombuffer(raw, np.dtype(kind).newbyteorder("<"))
+        name, key, numel = pid[1].name, pid[2], pid[4]
+        entry = f"{self.prefix}/data/{key}"
+        try:
+            info = self.archive.getinfo(entry)
+        except KeyError:
+            raise AlbertError(f"{self.path}: its pickle names storage {key!r}, which the archive does not hold "
+                              f"({entry}): refused") from None
+        if info.file_size != numel * ITEM_BYTES[name]:
+            raise AlbertError(f"{self.path}: storage {key!r} declares {numel} elements of {ITEM_BYTES[name]} bytes "
+                              f"({numel * ITEM_BYTES[name]} bytes) but {entry} holds {info.file_size}: refused")
+        return _StorageRef(entry, STORAGES[name], numel)
 
 
 def load(path: str) -> dict:
@@ -82,8 +154,16 @@ def load(path: str) -> dict:
                 state = _Unpickler(f, archive, prefix, path).load()
             except AlbertError:
                 raise
-            except (pickle.UnpicklingError, EOFError, KeyError, ValueError) as e:
+            except (pickle.UnpicklingError, EOFError, KeyError, ValueError, TypeError, AttributeError,
+                    IndexError) as e:
                 raise AlbertError(f"{path}: a damaged PyTorch checkpoint ({e})") from None
-    if not isinstance(state, dict) or not all(isinstance(v, np.ndarray) for v in state.values()):
-        raise AlbertError(f"{path}: does not hold a state dict of tensors")
-    return dict(state)
+        if not isinstance(state, dict) or not all(isinstance(v, _Pending) and isinstance(k, str)
+                                                  for k, v in state.items()):
+            raise AlbertError(f"{path}: does not hold a state dict of tensors")
+        for name, tensor in state.items():  # every view checked before any storage is read
+            _check_view(path, name, tensor)
+        cache = {}
+        try:
+            return {name: _materialize(archive, path, name, tensor, cache) for name, tensor in state.items()}
+        except (zipfile.BadZipFile, OSError, ValueError) as e:  # a CRC or length the entry's bytes do not match
+            raise AlbertError(f"{path}: a damaged PyTorch checkpoint ({e})") from None
