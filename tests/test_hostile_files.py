@@ -150,3 +150,74 @@ def test_the_wire_reader_refuses_lengths_past_the_end(data, message):
     with pytest.raises(WireError) as raised:
         list(fields(data))
     assert str(raised.value) == message
+
+
+def h5_copy(source, target, replace: dict):
+    """A copy of an HDF5 weights file with the datasets of `replace` {name: function(file, name)} written anew."""
+    import h5py
+
+    with h5py.File(source, "r") as old, h5py.File(target, "w") as new:
+        def copy(name, obj):
+            if isinstance(obj, h5py.Dataset):
+                if name in replace:
+                    replace[name](new, name)
+                else:
+                    new.create_dataset(name, data=obj[()])
+        old.visititems(copy)
+
+
+EMBEDDING = "layers/reversible_embedding/vars/0"
+
+
+@pytest.mark.parametrize("case", ["shape bomb", "external storage"])
+def test_an_hdf5_dataset_that_the_file_does_not_hold_is_refused_before_reading(case, tmp_path, monkeypatch):
+    """A keras-hub preset whose embedding declares [12000, 100000] float32 (4.8 GB; chunked, never written: the
+    file is a few hundred KiB), or stores it in another file: one line, and no dataset of the file is read."""
+    import shutil
+
+    import h5py
+
+    from albert.weights.keras_hub import read_h5
+
+    source = os.path.join(ROOT, "tests", "fixtures", "weights", "kh_backbone")
+    directory = tmp_path / "preset"
+    shutil.copytree(source, directory)
+    (tmp_path / "outside.bin").write_bytes(b"\0" * 64)
+
+    def bomb(f, name):
+        f.create_dataset(name, shape=(12000, 100000), dtype="<f4", chunks=(100, 1000))
+
+    def external(f, name):
+        f.create_dataset(name, shape=(4, 4), dtype="<f4", external=[(str(tmp_path / "outside.bin"), 0, 64)])
+
+    path = directory / "model.weights.h5"
+    h5_copy(os.path.join(source, "model.weights.h5"), path, {EMBEDDING: bomb if case == "shape bomb" else external})
+    assert os.path.getsize(path) < 1_000_000
+    monkeypatch.setattr(h5py.Dataset, "__getitem__", never_read)
+    with pytest.raises(AlbertError) as raised:
+        read_h5(str(path))
+    expected = (f"{path}: dataset {EMBEDDING} declares shape [12000, 100000] (4,800,000,000 bytes) but the file stores "
+                "0 bytes of it: refused" if case == "shape bomb" else
+                f"{path}: dataset {EMBEDDING} points at other files (HDF5 external storage): refused, weights are read "
+                "from this file only")
+    assert str(raised.value) == expected
+    monkeypatch.undo()
+    import albert  # the whole path a user takes: from_pretrained on the directory, the same line
+
+    with pytest.raises(AlbertError) as raised:
+        albert.AlbertEncoder.from_pretrained(str(directory))
+    assert str(raised.value) == expected
+
+
+def test_unknown_and_optimizer_datasets_are_never_read(tmp_path, monkeypatch):
+    import h5py
+
+    from albert.weights.keras_hub import read_h5
+
+    path = tmp_path / "w.h5"
+    with h5py.File(path, "w") as f:
+        f.create_dataset("layers/dense/vars/0", data=np.ones((2, 2), np.float32))
+        f.create_dataset("optimizer/vars/0", shape=(12000, 100000), dtype="<f4", chunks=(100, 1000))
+    got = read_h5(str(path), lambda name: name.startswith("layers/"))
+    assert sorted(got) == ["layers/dense/vars/0", "optimizer/vars/0"] and got["optimizer/vars/0"] is None
+    np.testing.assert_array_equal(got["layers/dense/vars/0"], np.ones((2, 2)))

@@ -232,7 +232,7 @@ def read_weights(path: str) -> dict:
     if path.endswith(".bin"):
         return torch_pickle.load(path)
     if path.endswith(".h5"):
-        return _from_tensorflow(read_h5(path), path)
+        return _from_tensorflow(read_h5(path, _is_tensorflow_weight), path)
     from safetensors.numpy import load_file  # noqa: PLC0415 -- not the package's own module
 
     try:
@@ -256,10 +256,15 @@ def _tensorflow_to_pytorch(name: str) -> tuple:
     return ".".join(parts[:-1] + [last]), parts[-1] == "kernel"
 
 
+def _is_tensorflow_weight(name: str) -> bool:
+    """A dataset of transformers' tf_model.h5 that holds a weight (not an optimizer's slot or step)."""
+    return name.split("/")[-1].endswith(":0") and "optimizer" not in name.split("/")[0]
+
+
 def _from_tensorflow(tensors: dict, path: str) -> dict:
     out = {}
     for name, value in tensors.items():
-        if not name.split("/")[-1].endswith(":0") or "optimizer" in name.split("/")[0]:
+        if value is None:
             continue
         torch_name, transposed = _tensorflow_to_pytorch(name)
         out[torch_name] = np.ascontiguousarray(value.T) if transposed else value

@@ -113,18 +113,54 @@ def convert_layout(value: np.ndarray, layout: str) -> np.ndarray:
     return value
 
 
-def read_h5(path: str) -> dict:
-    """{dataset path: NumPy array} of a Keras weights file (h5py)."""
+# How many times its stored bytes a compressed HDF5 dataset may declare (gzip on float weights gives well under 10x;
+# an uncompressed one may declare no more than it stores).
+H5_MAX_RATIO = 100
+
+
+def read_h5(path: str, wanted=None) -> dict:
+    """{dataset path: NumPy array} of a Keras weights file (h5py): the datasets `wanted(name)` accepts (all when
+    None) read, the others None (named, never read). Each is checked before it is read: stored inside the file (no external or
+    virtual storage), a numeric type, and no more bytes declared than the file stores for it (an unwritten
+    dataset declaring a huge shape is refused, not allocated)."""
     import h5py
 
-    out = {}
+    found = {}
+
+    def visit(name, obj):
+        if isinstance(obj, h5py.Dataset):
+            found[name] = obj if wanted is None or wanted(name) else None
+
     try:
         with h5py.File(path, "r") as f:
-            f.visititems(lambda name, obj: out.__setitem__(name, obj[()]) if isinstance(obj, h5py.Dataset)
-                         else None)
+            f.visititems(visit)
+            for name, dataset in found.items():
+                if dataset is not None:
+                    _check_h5_dataset(path, name, dataset)
+            return {name: None if dataset is None else dataset[()] for name, dataset in found.items()}
     except OSError as e:
         raise AlbertError(f"{path}: not a readable Keras weights file ({str(e).splitlines()[0][:120]})") from None
-    return out
+
+
+def _check_h5_dataset(path: str, name: str, dataset):
+    if dataset.is_virtual or dataset.external:
+        kind = "virtual" if dataset.is_virtual else "external"
+        raise AlbertError(f"{path}: dataset {name} points at other files (HDF5 {kind} storage): refused, weights are "
+                          "read from this file only")
+    if dataset.dtype.kind not in "fiub":
+        raise AlbertError(f"{path}: dataset {name} holds {dataset.dtype}, not numbers: refused")
+    declared = dataset.size * dataset.dtype.itemsize
+    stored = dataset.id.get_storage_size()
+    if declared > stored * (H5_MAX_RATIO if dataset.compression else 1):
+        raise AlbertError(f"{path}: dataset {name} declares shape {list(dataset.shape)} ({declared:,} bytes) but the "
+                          f"file stores {stored:,} bytes of it: refused")
+
+
+def _read_from(rows) -> callable:
+    """The datasets of a keras-hub file worth reading: those the name table maps (optimizer and unknown ones are
+    listed by name only)."""
+    names = {name for name, _, _ in rows}
+    return lambda name: name in names
 
 
 class KerasHubTensors:
@@ -146,11 +182,12 @@ class KerasHubTensors:
                 rows += [(prefix + ours, BLOCK_ORIGINAL.format(g=g, k=k) + original, layout)
                          for ours, original, layout in BLOCK_TABLE]
         self.shapes, self._values, self.ignored, self.unused, self._names = {}, {}, [], [], {}
-        self._add(self.path, read_h5(self.path), rows, config, "")
+        self._add(self.path, read_h5(self.path, _read_from(rows)), rows, config, "")
         task, _ = task_of(directory)
         task_file = os.path.join(directory, "task.weights.h5")
         if task and os.path.isfile(task_file):
-            self._add(task_file, read_h5(task_file), TASKS.get(task, (None, []))[1], config, "task.weights.h5:")
+            task_rows = TASKS.get(task, (None, []))[1]
+            self._add(task_file, read_h5(task_file, _read_from(task_rows)), task_rows, config, "task.weights.h5:")
 
     def _add(self, path, tensors, rows, config, label):
         table = {name: (original, layout) for name, original, layout in rows}
