@@ -221,3 +221,98 @@ def test_unknown_and_optimizer_datasets_are_never_read(tmp_path, monkeypatch):
     got = read_h5(str(path), lambda name: name.startswith("layers/"))
     assert sorted(got) == ["layers/dense/vars/0", "optimizer/vars/0"] and got["optimizer/vars/0"] is None
     np.testing.assert_array_equal(got["layers/dense/vars/0"], np.ones((2, 2)))
+
+
+def test_a_config_whose_weights_cannot_fit_is_one_line_before_keras_allocates(tmp_path, monkeypatch):
+    """A Hugging Face directory whose config.json says intermediate_size 2,000,000,000 (the weights would need about
+    1 TiB): from_pretrained and albert.convert refuse it naming the file, what it needs and what there is; the
+    override variable moves the figure; nothing is built (the model class is never called)."""
+    import json
+    import shutil
+
+    import albert
+    from albert.model import task_models
+
+    fixture = os.path.join(ROOT, "tests", "fixtures", "weights", "hf_classifier")
+    directory = tmp_path / "repo"
+    shutil.copytree(fixture, directory)
+    config = json.loads((directory / "config.json").read_text())
+    config["intermediate_size"] = 2_000_000_000
+    (directory / "config.json").write_text(json.dumps(config))
+    monkeypatch.setenv("ALBERT_MEMORY_LIMIT", "16G")
+    monkeypatch.setattr(task_models.AlbertClassifier, "__init__", never_read)
+    with pytest.raises(AlbertError) as raised:
+        albert.AlbertClassifier.from_pretrained(str(directory), num_labels=2)
+    assert str(raised.value) == (f"{directory / 'config.json'}: its weights alone would need 983.5 GiB in float32, "
+                                 "more than the 16.0 GiB this process may use (ALBERT_MEMORY_LIMIT); check the config "
+                                 "(or set ALBERT_MEMORY_LIMIT to allow more)")
+    monkeypatch.delenv("ALBERT_MEMORY_LIMIT")
+    result = subprocess.run([sys.executable, "-m", "albert.convert", f"--input={directory}",
+                             f"--output={tmp_path / 'out'}", "--to=release"], capture_output=True, text=True,
+                            timeout=120, env=dict(os.environ, PYTHONPATH=ROOT))
+    assert result.returncode == 2, result.stderr[-2000:]
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "its weights alone would need" in lines[0] and "this process may use (" in lines[0]
+    assert not (tmp_path / "out").exists()
+
+
+def test_memory_limits_are_read_from_the_variable_and_refused_when_malformed(monkeypatch):
+    from albert.ground import memory
+
+    monkeypatch.setenv("ALBERT_MEMORY_LIMIT", "1.5G")
+    assert memory.available() == (3 << 29, "ALBERT_MEMORY_LIMIT")
+    monkeypatch.setenv("ALBERT_MEMORY_LIMIT", "lots")
+    with pytest.raises(AlbertError, match=r"^ALBERT_MEMORY_LIMIT='lots' is not a size; use bytes or a number with K, "
+                                          r"M, G or T \(e.g. 8G\)$"):
+        memory.available()
+    monkeypatch.delenv("ALBERT_MEMORY_LIMIT")
+    room, where = memory.available()
+    assert where in ("MemAvailable", "the cgroup's memory limit") and 0 < room < 1 << 50
+
+
+def tar_gz(path, members: dict):
+    """A .tar.gz of {name: bytes}."""
+    import io
+    import tarfile
+
+    with tarfile.open(path, "w:gz") as tar:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return str(path)
+
+
+def test_an_archive_declaring_more_than_the_disk_has_or_absurdly_more_than_itself_is_refused_before_writing(
+        tmp_path, monkeypatch):
+    import collections
+    import shutil
+
+    from albert.hub import archives
+
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    zeros = tar_gz(tmp_path / "zeros.tar.gz", {"model/config.json": b"{}", "model/weights.bin": bytes(48 << 20)})
+    usage = collections.namedtuple("usage", "total used free")
+    real = shutil.disk_usage
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: usage(256 << 20, 224 << 20, 32 << 20)
+                        if str(path) == str(cache) else real(path))  # a 256 MiB cache disk with 32 MiB free
+    with pytest.raises(AlbertError) as raised:
+        archives.unpack(zeros, str(cache / "entry"))
+    assert str(raised.value) == (f"{cache}: {zeros} declares 48.0 MiB of files but the disk has 32.0 MiB free (keeping "
+                                 "64.0 MiB); free space or set ALBERT_CACHE to a larger disk; nothing extracted")
+    assert os.listdir(cache) == []
+    monkeypatch.setattr(shutil, "disk_usage", real)
+    with pytest.raises(AlbertError) as raised:
+        archives.unpack(zeros, str(cache / "entry"))
+    own = os.path.getsize(zeros) / (1 << 20)
+    assert str(raised.value) == (f"{zeros}: declares 48.0 MiB of files in {own:,.1f} MiB, more than 100x its own size: "
+                                 "not a model archive; refused, nothing extracted")
+    assert os.listdir(cache) == []
+    many = tar_gz(tmp_path / "many.tar.gz", {f"m/{i}": b"" for i in range(10_001)})
+    with pytest.raises(AlbertError, match=r"many.tar.gz: 10,001 members, more than a model archive holds \(10,000\); "
+                                          r"refused, nothing extracted$"):
+        archives.unpack(many, str(cache / "entry"))
+    assert os.listdir(cache) == []
+    honest = tar_gz(tmp_path / "ok.tar.gz", {"albert_base/config.json": b"{}"})
+    assert archives.unpack(honest, str(cache / "entry")) == str(cache / "entry" / "albert_base")

@@ -20,6 +20,7 @@ from albert.ground.atomic import replacing_directory
 from albert.config import AlbertConfig
 from albert.ground.errors import AlbertError
 from albert.model.loading import CLASSES
+from albert.model.sizing import check_weights_fit
 from albert.ground.rundir import BEST_CHECKPOINT
 from albert.weights import huggingface, keras_hub
 from albert.weights.loader import check_vocabulary, load_weights, model_class_for, model_directory_files
@@ -36,6 +37,7 @@ TOKENIZER_CONFIG = {"tokenizer_class": "AlbertTokenizer", "do_lower_case": True,
 def build_model(files: dict, architecture: str | None = None):
     """(model, LoadReport, Hugging Face architecture or None) of a model directory's weights."""
     config = AlbertConfig.from_json_file(files["config"])
+    check_weights_fit(config, files["config"])
     check_vocabulary(files, config)
     if architecture is not None:
         if architecture not in huggingface.ARCHITECTURES:

@@ -14,6 +14,7 @@ from albert.config import AlbertConfig
 from albert.ground.errors import AlbertError
 from albert.hub.resolve import resolve
 from albert.model.preprocessor import DEFAULT_SEQ_LENGTH, AlbertPreprocessor
+from albert.model.sizing import check_weights_fit
 from albert.ground.rundir import BEST_CHECKPOINT
 from albert.weights.loader import check_vocabulary, load_weights, model_directory_files
 
@@ -39,6 +40,7 @@ class FromPretrained:
         files = model_directory_files(resolve(directory), checkpoint_name, spm_model_file, names={
             "directory": "the model directory", "checkpoint": "checkpoint_name=", "spm": "spm_model_file="})
         config = AlbertConfig.from_json_file(files["config"])
+        check_weights_fit(config, files["config"])
         check_vocabulary(files, config)
         if seq_length is None:
             seq_length = min(DEFAULT_SEQ_LENGTH, config.max_position_embeddings)

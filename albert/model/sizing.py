@@ -8,6 +8,8 @@ backward pass. This module makes those three numbers visible side by side.
 """
 
 from albert.config import AlbertConfig
+from albert.ground import memory
+from albert.ground.errors import AlbertError
 
 
 def parameter_breakdown(config: AlbertConfig, with_heads: bool = True) -> dict:
@@ -30,6 +32,18 @@ def parameter_breakdown(config: AlbertConfig, with_heads: bool = True) -> dict:
         parts["mlm_head"] = h * e + e + 2 * e + c.vocab_size
         parts["sop_head"] = 2 * h + 2
     return parts
+
+
+def check_weights_fit(config: AlbertConfig, source: str):
+    """AlbertError unless the float32 weights of `config` (the encoder and both pretraining heads) fit in the memory
+    this process may use (albert.ground.memory): one line saying what they need and what there is, before Keras
+    allocates anything."""
+    need = 4 * sum(parameter_breakdown(config).values())
+    room, where = memory.available()
+    if room is not None and need > room:
+        raise AlbertError(f"{source}: its weights alone would need {_fmt_bytes(need)} in float32, more than the "
+                          f"{_fmt_bytes(room)} this process may use ({where}); check the config (or set "
+                          f"{memory.VARIABLE} to allow more)")
 
 
 def sharing_groups(config: AlbertConfig) -> dict:

@@ -13,6 +13,7 @@ from albert.ground.cli import check_at_least, check_output_path
 from albert.config import AlbertConfig
 from albert.ground.errors import AlbertError
 from albert.ground.paths import is_remote
+from albert.model.sizing import check_weights_fit
 from albert.text.tokenization import load_sentencepiece
 from albert.text.wordpiece import load_vocab
 from albert.weights.formats import check_checkpoint_path
@@ -87,6 +88,7 @@ def check_model_files(albert_config_file: str, max_seq_length: int, spm_model_fi
             raise AlbertError(f"{path}: --{name} " + ("is a directory; pass the file" if os.path.isdir(path) else
                                                       "not found"))
     config = AlbertConfig.from_json_file(albert_config_file)
+    check_weights_fit(config, albert_config_file)
     if max_seq_length > config.max_position_embeddings:
         raise AlbertError(f"--max_seq_length {max_seq_length} exceeds max_position_embeddings "
                           f"({config.max_position_embeddings}) of {albert_config_file}")

@@ -120,9 +120,9 @@ H5_MAX_RATIO = 100
 
 def read_h5(path: str, wanted=None) -> dict:
     """{dataset path: NumPy array} of a Keras weights file (h5py): the datasets `wanted(name)` accepts (all when
-    None) read, the others None (named, never read). Each is checked before it is read: stored inside the file (no external or
-    virtual storage), a numeric type, and no more bytes declared than the file stores for it (an unwritten
-    dataset declaring a huge shape is refused, not allocated)."""
+    None) read, the others None (named, never read). Each is checked before it is read: stored inside the file (no
+    external or virtual storage), a numeric type, and no more bytes declared than the file stores for it (an
+    unwritten dataset declaring a huge shape is refused, not allocated)."""
     import h5py
 
     found = {}
@@ -152,8 +152,8 @@ def _check_h5_dataset(path: str, name: str, dataset):
     declared = dataset.size * dataset.dtype.itemsize
     stored = dataset.id.get_storage_size()
     if declared > stored * (H5_MAX_RATIO if dataset.compression else 1):
-        raise AlbertError(f"{path}: dataset {name} declares shape {list(dataset.shape)} ({declared:,} bytes) but the "
-                          f"file stores {stored:,} bytes of it: refused")
+        raise AlbertError(f"{path}: dataset {name} declares shape {list(dataset.shape)} ({declared:,} bytes) but "
+                          f"the file stores {stored:,} bytes of it: refused")
 
 
 def _read_from(rows) -> callable:

@@ -130,7 +130,8 @@ def config_values(path: str) -> dict:
         if str(metadata.get("class_name", "")).split(">")[-1] == "AlbertEncoder":
             keys = metadata.get("config", {})
             ours = {ours: keys[theirs] for theirs, ours in CONFIG_KEYS.items() if theirs in keys}
-            ours["hidden_act"] = _activation(keys.get("activation", "Text>gelu"), path)  # the default: Model Garden's gelu
+            # absent: Model Garden's default, its gelu
+            ours["hidden_act"] = _activation(keys.get("activation", "Text>gelu"), path)
             initializer = keys.get("initializer")
             if isinstance(initializer, dict):
                 ours["initializer_range"] = initializer.get("config", {}).get("stddev", 0.02)
