@@ -12,6 +12,18 @@ if ROOT not in sys.path:
 
 import pytest  # noqa: E402
 
+# The test files that take longest on 2 cores (measured with --durations=0), longest first. pytest-xdist's loadfile
+# hands files to the workers in collection order, so starting with these keeps one worker from finishing a long
+# file alone at the end (alphabetical order left tests/test_user_paths.py, the longest, near the end).
+LONGEST_FIRST = ("test_user_paths.py", "test_run_pretraining.py", "test_readme.py", "test_export.py",
+                 "test_faults.py", "test_length_buckets.py", "test_beam_dask.py", "test_bad_inputs.py",
+                 "test_tflite_metadata.py", "test_weights_cli.py", "test_keras_api.py")
+
+
+def pytest_collection_modifyitems(items):
+    rank = {name: index for index, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(os.path.basename(str(item.path)), len(rank)))  # stable: order kept within
+
 
 @pytest.fixture(scope="session")
 def corpus_dir(tmp_path_factory):
