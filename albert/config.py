@@ -10,7 +10,7 @@ from typing import Any
 from albert.ground.atomic import write_text
 from albert.ground.errors import AlbertError
 from albert.ground.paths import is_remote
-from albert.ground.textfiles import decode_utf8
+from albert.ground.textfiles import decode_utf8, too_deep
 from albert.weights import huggingface, keras_hub, model_garden, tf1_hub
 from albert.weights.formats import config_format
 
@@ -156,6 +156,8 @@ class AlbertConfig:
             values = json.loads(decode_utf8(data, path))
         except json.JSONDecodeError as e:
             raise AlbertError(f"{path}: line {e.lineno} column {e.colno}: invalid JSON ({e.msg})") from None
+        except RecursionError:
+            raise AlbertError(too_deep(path)) from None
         kind = config_format(values)
         if kind == "huggingface":
             values = huggingface.config_values(values, path)

@@ -316,3 +316,20 @@ def test_an_archive_declaring_more_than_the_disk_has_or_absurdly_more_than_itsel
     assert os.listdir(cache) == []
     honest = tar_gz(tmp_path / "ok.tar.gz", {"albert_base/config.json": b"{}"})
     assert archives.unpack(honest, str(cache / "entry")) == str(cache / "entry" / "albert_base")
+
+
+@pytest.mark.parametrize("name", ["config.json", "albert_config.json"])
+def test_a_config_nested_past_the_parsers_depth_is_one_line(name, tmp_path):
+    import albert
+    from albert.config import AlbertConfig
+
+    path = tmp_path / name
+    path.write_text('{"vocab_size": 30, "extra": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    message = f"{path}: JSON nested too deep to read (over {sys.getrecursionlimit()} levels): refused"
+    with pytest.raises(AlbertError) as raised:
+        AlbertConfig.from_json_file(str(path))
+    assert str(raised.value) == message
+    if name == "config.json":  # a Hugging Face directory read from the top
+        with pytest.raises(AlbertError) as raised:
+            albert.AlbertEncoder.from_pretrained(str(tmp_path))
+        assert str(raised.value) == message

@@ -1,6 +1,7 @@
 """Reading the text and JSON files users give: UTF-8 strictly, every problem one AlbertError naming file and line."""
 
 import json
+import sys
 import os
 
 from albert.ground.errors import AlbertError
@@ -37,6 +38,13 @@ def parse_json(text: str, path: str):
         return json.loads(text)
     except json.JSONDecodeError as e:
         raise AlbertError(f"{path}: malformed JSON at line {e.lineno} column {e.colno} ({e.msg})") from None
+    except RecursionError:
+        raise AlbertError(too_deep(path)) from None
+
+
+def too_deep(path: str) -> str:
+    """The one line for JSON nested past what Python's parser can follow (a file made to crash its reader)."""
+    return f"{path}: JSON nested too deep to read (over {sys.getrecursionlimit()} levels): refused"
 
 
 def load_json(path: str, what: str = "JSON file"):

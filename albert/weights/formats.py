@@ -23,7 +23,7 @@ from albert.ground.errors import AlbertError
 from albert.hub.resolve import resolve
 from albert.ground.paths import is_remote
 from albert.ground.rundir import BEST_CHECKPOINT
-from albert.ground.textfiles import read_text
+from albert.ground.textfiles import read_text, too_deep
 from albert.weights import model_garden, tf1_hub
 from albert.weights.bundle_index import is_object_based, shard_sizes
 from albert.weights.object_graph import checkpoint_names
@@ -63,6 +63,8 @@ def directory_format(directory: str) -> str | None:
             kind = config_format(json.loads(read_text(config, "config.json")))
         except json.JSONDecodeError:
             return None
+        except RecursionError:
+            raise AlbertError(too_deep(config)) from None
         if kind != "original":
             return kind
     if tf1_hub.is_module(directory):

@@ -15,8 +15,9 @@ import re
 import numpy as np
 
 from albert.ground.errors import AlbertError
+from albert.ground.textfiles import too_deep
 from albert.weights import torch_pickle
-from albert.weights.keras_hub import read_h5
+from albert.weights.keras_hub import read_h5, read_json
 from albert.weights.original import encoder_of, original_variable_map
 
 SAME, TRANSPOSE = "same", "transpose"
@@ -209,6 +210,8 @@ def shard_files(index: str, directory: str) -> list:
     try:
         with open(index, encoding="utf-8") as f:
             weight_map = json.load(f).get("weight_map")
+    except RecursionError:
+        raise AlbertError(too_deep(index)) from None
     except (OSError, UnicodeDecodeError, ValueError, AttributeError) as e:
         raise AlbertError(f"{index}: not a readable shard index ({str(e).splitlines()[0][:120]})") from None
     if not isinstance(weight_map, dict) or not weight_map:
@@ -274,9 +277,7 @@ def _from_tensorflow(tensors: dict, path: str) -> dict:
 
 
 def read_config(directory: str) -> dict:
-    path = os.path.join(directory, "config.json")
-    with open(path) as f:
-        return json.load(f)
+    return read_json(os.path.join(directory, "config.json"))
 
 
 class HuggingFaceTensors:

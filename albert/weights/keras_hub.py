@@ -15,6 +15,7 @@ import os
 import numpy as np
 
 from albert.ground.errors import AlbertError
+from albert.ground.textfiles import too_deep
 
 SAME, TRANSPOSE, HEADS_IN, HEADS_OUT = "same", "transpose", "heads_in", "heads_out"
 
@@ -91,6 +92,10 @@ def read_json(path: str) -> dict:
             return json.load(f)
     except json.JSONDecodeError as e:
         raise AlbertError(f"{path}: line {e.lineno} column {e.colno}: invalid JSON ({e.msg})") from None
+    except RecursionError:
+        raise AlbertError(too_deep(path)) from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise AlbertError(f"{path}: not a readable JSON file ({e})") from None
 
 
 def task_of(directory: str):
