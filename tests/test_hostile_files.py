@@ -333,3 +333,25 @@ def test_a_config_nested_past_the_parsers_depth_is_one_line(name, tmp_path):
         with pytest.raises(AlbertError) as raised:
             albert.AlbertEncoder.from_pretrained(str(tmp_path))
         assert str(raised.value) == message
+
+
+def test_a_keras_hub_dataset_of_another_shape_is_refused_from_its_header_before_any_value_is_read(tmp_path,
+                                                                                                 monkeypatch):
+    """An honest dataset (stored in full) whose shape the model does not have: the loader compares the header's
+    shape with the model's and refuses in one line; no dataset of the file was read."""
+    import shutil
+
+    import albert
+    from albert.weights import keras_hub
+
+    source = os.path.join(ROOT, "tests", "fixtures", "weights", "kh_backbone")
+    directory = tmp_path / "preset"
+    shutil.copytree(source, directory)
+    path = directory / "model.weights.h5"
+    h5_copy(os.path.join(source, "model.weights.h5"), path,
+            {EMBEDDING: lambda f, name: f.create_dataset(name, data=np.ones((7, 5), np.float32))})
+    monkeypatch.setattr(keras_hub.H5Entry, "read", never_read)
+    with pytest.raises(AlbertError) as raised:
+        albert.AlbertEncoder.from_pretrained(str(directory))
+    assert str(raised.value).startswith(f"{path}: variable bert/embeddings/word_embeddings (keras-hub: {EMBEDDING}) "
+                                        "has shape [7, 5] in the checkpoint but "), str(raised.value)

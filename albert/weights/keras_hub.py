@@ -10,6 +10,7 @@ Checked against keras-hub 0.32.0.
 """
 
 import json
+import math
 import os
 
 import numpy as np
@@ -118,16 +119,45 @@ def convert_layout(value: np.ndarray, layout: str) -> np.ndarray:
     return value
 
 
+def layout_shape(shape, layout: str) -> tuple:
+    """The shape `convert_layout` gives a tensor of `shape` (computed from a header: nothing read)."""
+    shape = tuple(shape)
+    if layout == TRANSPOSE:
+        return shape[::-1]
+    if layout == HEADS_IN:
+        return (shape[0], math.prod(shape[1:])) if len(shape) == 3 else (math.prod(shape),)
+    if layout == HEADS_OUT:
+        return (math.prod(shape[:-1]), shape[-1])
+    return shape
+
+
 # How many times its stored bytes a compressed HDF5 dataset may declare (gzip on float weights gives well under 10x;
 # an uncompressed one may declare no more than it stores).
 H5_MAX_RATIO = 100
 
 
-def read_h5(path: str, wanted=None) -> dict:
-    """{dataset path: NumPy array} of a Keras weights file (h5py): the datasets `wanted(name)` accepts (all when
-    None) read, the others None (named, never read). Each is checked before it is read: stored inside the file (no
-    external or virtual storage), a numeric type, and no more bytes declared than the file stores for it (an
-    unwritten dataset declaring a huge shape is refused, not allocated)."""
+class H5Entry:
+    """A dataset of a weights file, checked (`_check_h5_dataset`) but not read: its shape, and `read()`."""
+
+    def __init__(self, path: str, name: str, shape):
+        self.path, self.name, self.shape = path, name, tuple(shape)
+
+    def read(self) -> np.ndarray:
+        import h5py
+
+        try:
+            with h5py.File(self.path, "r") as f:
+                return f[self.name][()]
+        except OSError as e:
+            raise AlbertError(f"{self.path}: dataset {self.name} cannot be read ({str(e).splitlines()[0][:120]})") \
+                from None
+
+
+def h5_entries(path: str, wanted=None) -> dict:
+    """{dataset path: H5Entry} of a Keras weights file (h5py), nothing read: the datasets `wanted(name)` accepts
+    (all when None), each checked from its header -- stored inside the file (no external or virtual storage), a
+    numeric type, no more bytes declared than the file stores for it (an unwritten dataset declaring a huge shape is
+    refused, not allocated) -- and None for the others (named, never read)."""
     import h5py
 
     found = {}
@@ -142,9 +172,16 @@ def read_h5(path: str, wanted=None) -> dict:
             for name, dataset in found.items():
                 if dataset is not None:
                     _check_h5_dataset(path, name, dataset)
-            return {name: None if dataset is None else dataset[()] for name, dataset in found.items()}
+            return {name: None if dataset is None else H5Entry(path, name, dataset.shape)
+                    for name, dataset in found.items()}
     except OSError as e:
         raise AlbertError(f"{path}: not a readable Keras weights file ({str(e).splitlines()[0][:120]})") from None
+
+
+def read_h5(path: str, wanted=None) -> dict:
+    """{dataset path: NumPy array} of the datasets `wanted(name)` accepts (h5_entries' checks first), None for the
+    others."""
+    return {name: None if entry is None else entry.read() for name, entry in h5_entries(path, wanted).items()}
 
 
 def _check_h5_dataset(path: str, name: str, dataset):
@@ -186,23 +223,26 @@ class KerasHubTensors:
                 prefix = BLOCK_KERAS_HUB.format(index=f"_{index}" if index else "")
                 rows += [(prefix + ours, BLOCK_ORIGINAL.format(g=g, k=k) + original, layout)
                          for ours, original, layout in BLOCK_TABLE]
-        self.shapes, self._values, self.ignored, self.unused, self._names = {}, {}, [], [], {}
-        self._add(self.path, read_h5(self.path, _read_from(rows)), rows, config, "")
+        self.shapes, self._entries, self.ignored, self.unused, self._names = {}, {}, [], [], {}
+        self._add(self.path, h5_entries(self.path, _read_from(rows)), rows, config, "")
         task, _ = task_of(directory)
         task_file = os.path.join(directory, "task.weights.h5")
         if task and os.path.isfile(task_file):
             task_rows = TASKS.get(task, (None, []))[1]
-            self._add(task_file, read_h5(task_file, _read_from(task_rows)), task_rows, config, "task.weights.h5:")
+            self._add(task_file, h5_entries(task_file, _read_from(task_rows)), task_rows, config,
+                      "task.weights.h5:")
 
-    def _add(self, path, tensors, rows, config, label):
+    def _add(self, path, entries, rows, config, label):
+        """Each dataset's place from its header: shapes now, values when the loader, having compared them with the
+        model's, asks (`get`)."""
         table = {name: (original, layout) for name, original, layout in rows}
-        for name, value in sorted(tensors.items()):
+        for name, entry in sorted(entries.items()):
             if name.startswith("optimizer/"):
                 self.ignored.append(label + name)
             elif name in table:
                 original, layout = table[name]
-                value = convert_layout(value, layout)
-                self._values[original], self.shapes[original] = value, value.shape
+                self._entries[original] = (entry, layout)
+                self.shapes[original] = layout_shape(entry.shape, layout)
                 self._names[original] = label + name
             elif name.startswith("layers/transformer_encoder"):
                 raise AlbertError(f"{path}: {name} has no place in a model of num_groups "
@@ -217,19 +257,22 @@ class KerasHubTensors:
         """keras-hub always has the E->H projection; the original has none when E == H. Identity: dropped."""
         kernel = "bert/encoder/embedding_hidden_mapping_in/kernel"
         bias = "bert/encoder/embedding_hidden_mapping_in/bias"
-        if kernel not in self._values:
-            return
-        w, b = self._values[kernel], self._values.get(bias, np.zeros(1))
+        if self.shapes.get(kernel) != (config.embedding_size, config.hidden_size) or \
+                self.shapes.get(bias, (config.hidden_size,)) != (config.hidden_size,):
+            return  # absent, or a shape the loader refuses in its own line
+        w = self.get(kernel)
+        b = self.get(bias) if bias in self._entries else np.zeros(1)
         if not (np.array_equal(w, np.eye(len(w))) and not b.any()):
             raise AlbertError(f"{self.path}: embedding_dim == hidden_dim but the embedding projection is not the "
                               "identity: the original ALBERT has no E->H projection then, so it cannot hold these "
                               "weights")
         for name in (kernel, bias):
             self.ignored.append(self._names.pop(name))
-            self._values.pop(name), self.shapes.pop(name)
+            self._entries.pop(name, None), self.shapes.pop(name, None)
 
     def get(self, name: str) -> np.ndarray:
-        return self._values[name]
+        entry, layout = self._entries[name]
+        return convert_layout(entry.read(), layout)
 
     def describe(self, name: str) -> str:
         return f"{name} (keras-hub: {self._names[name]})" if name in self._names else name

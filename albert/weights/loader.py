@@ -114,8 +114,10 @@ def load_tensors(model, source, init_from_group0: bool = False) -> LoadReport:
             raise AlbertError(f"{path}: variable {described} has shape {list(have)} in the checkpoint but "
                               f"{list(want)} in the model: {_shape_cause(name)}; use the {source.config_name} "
                               "that came with the checkpoint")
+        loaded.append((name, variable, source_name))
+    for _, variable, source_name in loaded:  # every shape compared first: nothing is read from a file it refuses
         variable.assign(np.asarray(source.get(source_name)).astype(np.dtype(variable.dtype)))
-        loaded.append(name)
+    loaded = [name for name, _, _ in loaded]
     ignored, unused = list(source.ignored), list(source.unused)
     used = set(loaded) | ({_group0_name(n) for n in loaded if _block_key(n)} if init_from_group0 else set())
     for name in sorted(ckpt_shapes):
