@@ -10,7 +10,7 @@ from typing import Any
 from albert.ground.atomic import write_text
 from albert.ground.errors import AlbertError
 from albert.ground.paths import is_remote
-from albert.ground.textfiles import decode_utf8, too_deep
+from albert.ground.textfiles import decode_utf8, parse_config
 from albert.weights import huggingface, keras_hub, model_garden, tf1_hub
 from albert.weights.formats import config_format
 
@@ -152,12 +152,7 @@ class AlbertConfig:
             return cls.from_dict(tf1_hub.config_values(path), source=path)
         with fs.GFile(path, "rb") as f:
             data = f.read()
-        try:
-            values = json.loads(decode_utf8(data, path))
-        except json.JSONDecodeError as e:
-            raise AlbertError(f"{path}: line {e.lineno} column {e.colno}: invalid JSON ({e.msg})") from None
-        except RecursionError:
-            raise AlbertError(too_deep(path)) from None
+        values = parse_config(decode_utf8(data, path), path)
         kind = config_format(values)
         if kind == "huggingface":
             values = huggingface.config_values(values, path)

@@ -1,8 +1,8 @@
 """Reading the text and JSON files users give: UTF-8 strictly, every problem one AlbertError naming file and line."""
 
 import json
-import sys
 import os
+import sys
 
 from albert.ground.errors import AlbertError
 
@@ -33,11 +33,18 @@ def read_text(path: str, what: str = "file") -> str:
     return decode_utf8(data, path)
 
 
-def parse_json(text: str, path: str):
+# How a malformed JSON file's position is said: a user's data file, and a model directory's config or shard index
+# (the form the configs have always used).
+DATA, CONFIG = "{path}: malformed JSON at line {line} column {column} ({msg})", \
+    "{path}: line {line} column {column}: invalid JSON ({msg})"
+
+
+def parse_json(text: str, path: str, form: str = DATA):
+    """`text` (the file `path`) parsed; a malformed file, or one nested past the parser's depth, one line."""
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:
-        raise AlbertError(f"{path}: malformed JSON at line {e.lineno} column {e.colno} ({e.msg})") from None
+        raise AlbertError(form.format(path=path, line=e.lineno, column=e.colno, msg=e.msg)) from None
     except RecursionError:
         raise AlbertError(too_deep(path)) from None
 
@@ -45,6 +52,15 @@ def parse_json(text: str, path: str):
 def too_deep(path: str) -> str:
     """The one line for JSON nested past what Python's parser can follow (a file made to crash its reader)."""
     return f"{path}: JSON nested too deep to read (over {sys.getrecursionlimit()} levels): refused"
+
+
+def parse_config(text: str, path: str):
+    """A model directory's JSON file (a config, a shard index) parsed, its problems in the configs' form."""
+    return parse_json(text, path, CONFIG)
+
+
+def load_config(path: str):
+    return parse_config(read_text(path, "JSON file"), path)
 
 
 def load_json(path: str, what: str = "JSON file"):

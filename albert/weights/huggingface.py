@@ -8,16 +8,15 @@ task classes, nothing in `AlbertModel`); block rows to `encoder.albert_layer_gro
 """
 
 import dataclasses
-import json
 import os
 import re
 
 import numpy as np
 
 from albert.ground.errors import AlbertError
-from albert.ground.textfiles import too_deep
+from albert.ground.textfiles import load_config
 from albert.weights import torch_pickle
-from albert.weights.keras_hub import read_h5, read_json
+from albert.weights.keras_hub import read_h5
 from albert.weights.original import encoder_of, original_variable_map
 
 SAME, TRANSPOSE = "same", "transpose"
@@ -207,13 +206,8 @@ def shard_files(index: str, directory: str) -> list:
     """The shards a `*.index.json` names (its `weight_map`: {tensor: file name}): plain file names inside
     `directory`, each there; anything else (a missing or malformed map, `../`, an absolute path, a sub-folder) is one
     line naming the index and the entry."""
-    try:
-        with open(index, encoding="utf-8") as f:
-            weight_map = json.load(f).get("weight_map")
-    except RecursionError:
-        raise AlbertError(too_deep(index)) from None
-    except (OSError, UnicodeDecodeError, ValueError, AttributeError) as e:
-        raise AlbertError(f"{index}: not a readable shard index ({str(e).splitlines()[0][:120]})") from None
+    values = load_config(index)
+    weight_map = values.get("weight_map") if isinstance(values, dict) else None
     if not isinstance(weight_map, dict) or not weight_map:
         raise AlbertError(f"{index}: no \"weight_map\" of tensor names to shard files")
     shards = []
@@ -277,7 +271,7 @@ def _from_tensorflow(tensors: dict, path: str) -> dict:
 
 
 def read_config(directory: str) -> dict:
-    return read_json(os.path.join(directory, "config.json"))
+    return load_config(os.path.join(directory, "config.json"))
 
 
 class HuggingFaceTensors:

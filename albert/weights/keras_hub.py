@@ -9,14 +9,13 @@ table) and the layout change: `SAME`, `TRANSPOSE` (a classifier kernel [H, C] ->
 Checked against keras-hub 0.32.0.
 """
 
-import json
 import math
 import os
 
 import numpy as np
 
 from albert.ground.errors import AlbertError
-from albert.ground.textfiles import too_deep
+from albert.ground.textfiles import load_config
 
 SAME, TRANSPOSE, HEADS_IN, HEADS_OUT = "same", "transpose", "heads_in", "heads_out"
 
@@ -87,24 +86,13 @@ def config_values(values: dict, source: str) -> dict:
     return ours
 
 
-def read_json(path: str) -> dict:
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except json.JSONDecodeError as e:
-        raise AlbertError(f"{path}: line {e.lineno} column {e.colno}: invalid JSON ({e.msg})") from None
-    except RecursionError:
-        raise AlbertError(too_deep(path)) from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise AlbertError(f"{path}: not a readable JSON file ({e})") from None
-
 
 def task_of(directory: str):
     """(task.json class name, number of classes) of a task preset, or (None, None) for a backbone preset."""
     path = os.path.join(directory, "task.json")
     if not os.path.isfile(path):
         return None, None
-    values = read_json(path)
+    values = load_config(path)
     return values.get("class_name"), values.get("config", {}).get("num_classes")
 
 
@@ -153,11 +141,9 @@ class H5Entry:
                 from None
 
 
-def h5_entries(path: str, wanted=None) -> dict:
-    """{dataset path: H5Entry} of a Keras weights file (h5py), nothing read: the datasets `wanted(name)` accepts
-    (all when None), each checked from its header -- stored inside the file (no external or virtual storage), a
-    numeric type, no more bytes declared than the file stores for it (an unwritten dataset declaring a huge shape is
-    refused, not allocated) -- and None for the others (named, never read)."""
+def _checked_datasets(path: str, wanted, use):
+    """`use({dataset path: h5py Dataset, or None where `wanted` refuses it})` inside the open file, every wanted
+    dataset checked from its header first (`_check_h5_dataset`)."""
     import h5py
 
     found = {}
@@ -172,16 +158,25 @@ def h5_entries(path: str, wanted=None) -> dict:
             for name, dataset in found.items():
                 if dataset is not None:
                     _check_h5_dataset(path, name, dataset)
-            return {name: None if dataset is None else H5Entry(path, name, dataset.shape)
-                    for name, dataset in found.items()}
+            return use(found)
     except OSError as e:
         raise AlbertError(f"{path}: not a readable Keras weights file ({str(e).splitlines()[0][:120]})") from None
 
 
+def h5_entries(path: str, wanted=None) -> dict:
+    """{dataset path: H5Entry} of a Keras weights file (h5py), nothing read: the datasets `wanted(name)` accepts
+    (all when None), each checked from its header -- stored inside the file (no external or virtual storage), a
+    numeric type, no more bytes declared than the file stores for it (an unwritten dataset declaring a huge shape is
+    refused, not allocated) -- and None for the others (named, never read)."""
+    return _checked_datasets(path, wanted, lambda found: {
+        name: None if d is None else H5Entry(path, name, d.shape) for name, d in found.items()})
+
+
 def read_h5(path: str, wanted=None) -> dict:
-    """{dataset path: NumPy array} of the datasets `wanted(name)` accepts (h5_entries' checks first), None for the
-    others."""
-    return {name: None if entry is None else entry.read() for name, entry in h5_entries(path, wanted).items()}
+    """{dataset path: NumPy array} of the datasets `wanted(name)` accepts (h5_entries' checks first, one opening of
+    the file), None for the others."""
+    return _checked_datasets(path, wanted, lambda found: {
+        name: None if d is None else d[()] for name, d in found.items()})
 
 
 def _check_h5_dataset(path: str, name: str, dataset):

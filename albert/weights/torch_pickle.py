@@ -78,8 +78,8 @@ def _check_view(path: str, name: str, tensor: _Pending):
                           f"{offset}) reaching element {last} of a storage of {storage.numel}: refused")
 
 
-def _materialize(archive: zipfile.ZipFile, path: str, name: str, tensor: _Pending, cache: dict) -> np.ndarray:
-    _check_view(path, name, tensor)
+def _materialize(archive: zipfile.ZipFile, tensor: _Pending, cache: dict) -> np.ndarray:
+    """A tensor `_check_view` passed, from its storage's bytes (each storage read once)."""
     storage = tensor.storage
     if storage.entry not in cache:
         cache[storage.entry] = _read_storage(archive, storage)
@@ -164,6 +164,6 @@ def load(path: str) -> dict:
             _check_view(path, name, tensor)
         cache = {}
         try:
-            return {name: _materialize(archive, path, name, tensor, cache) for name, tensor in state.items()}
+            return {name: _materialize(archive, tensor, cache) for name, tensor in state.items()}
         except (zipfile.BadZipFile, OSError, ValueError) as e:  # a CRC or length the entry's bytes do not match
             raise AlbertError(f"{path}: a damaged PyTorch checkpoint ({e})") from None
