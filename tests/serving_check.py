@@ -1,9 +1,12 @@
 """Serve what a runner exported, in a fresh process, next to the float32 Keras model of the same weights.
 
     python tests/serving_check.py '{"kind": "classifier", "run_dir": ..., "export_dir": ..., ...}'
+    python tests/serving_check.py --serve     (one spec per line on stdin, one report per line on stdout)
 
-Prints one JSON line: {"diffs": {output: largest |served - Keras|}, "exact": {output: bool}, "low_precision":
-{exported file: count of bf16 / f16 values in its graph}}. tests/test_user_paths.py runs it after each runner.
+A report is one JSON line: {"diffs": {output: largest |served - Keras|}, "exact": {output: bool}, "low_precision":
+{exported file: count of bf16 / f16 values in its graph}}, or {"error": traceback}. tests/test_user_paths.py starts
+one `--serve` process for its rows (a process that trained nothing, under float32, TensorFlow started once) and hands
+it each runner's export; the process ends when its stdin closes.
 """
 
 import json
@@ -169,5 +172,26 @@ def check(spec: dict) -> dict:
     return report
 
 
+def serve(lines, out):
+    """One report per spec line, until the input ends; a failed check is its traceback, and the next spec is served."""
+    import traceback
+
+    for line in lines:
+        try:
+            report = check(json.loads(line))
+        except Exception:  # noqa: BLE001 -- the test that sent the spec shows it
+            report = {"error": traceback.format_exc()}
+        finally:
+            _LOADED.clear()
+        out.write(json.dumps(report) + "\n")
+        out.flush()
+
+
 if __name__ == "__main__":
-    print(json.dumps(check(json.loads(sys.argv[1]))))
+    if sys.argv[1:] == ["--serve"]:
+        reports = os.fdopen(os.dup(1), "w")  # the reports' own channel; whatever else prints goes to stderr
+        os.dup2(2, 1)
+        sys.stdout = sys.stderr
+        serve(sys.stdin, reports)
+    else:
+        print(json.dumps(check(json.loads(sys.argv[1]))))

@@ -1,17 +1,18 @@
 """The paths users take, end to end at a tiny size: every runner in every precision, exported, then served in a
-fresh process next to the float32 Keras model of the same weights; the Keras chain from `from_pretrained` to a
+process that trained nothing, next to the float32 Keras model of the same weights; the Keras chain from `from_pretrained` to a
 served export; and the publishing chain from a fine-tuning run to a Hugging Face directory.
 
 A row: the runner trains 2 steps (`--mixed_precision` fp32 / bf16 / fp16; `--recompute` on one row per runner),
 evaluates, exports (`--export_dir`; pretraining: `export_to_tfhub.py` of its best checkpoint), and
-`tests/serving_check.py` serves every SavedModel and `model.tflite` in a new process: outputs within 1e-5 of the
-float32 model, top-k indices equal, and no bf16 / f16 value anywhere in the exported graphs (exports compute in
+`tests/serving_check.py` serves every SavedModel and `model.tflite` in a process of its own (one for the file, which
+trains nothing, under float32): outputs within 1e-5 of the float32 model, top-k indices equal, and no bf16 / f16 value anywhere in the exported graphs (exports compute in
 float32, whatever the training precision).
 """
 
 import json
 import os
 import random
+import select
 import subprocess
 import sys
 
@@ -68,6 +69,23 @@ def world(tmp_path_factory):
 _RUNS = {}
 
 
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """tests/serving_check.py --serve: TensorFlow started once for the file's exports; it ends when its stdin closes."""
+    env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2")
+    log = tmp_path_factory.mktemp("serving") / "stderr.txt"
+    with open(log, "w") as stderr:
+        process = subprocess.Popen([sys.executable, os.path.join(ROOT, "tests", "serving_check.py"), "--serve"],
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, text=True, env=env)
+    process.log = log
+    yield process
+    process.stdin.close()
+    try:
+        process.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        process.kill()
+
+
 def run_row(world, runner, precision, recompute) -> dict:
     """Train, evaluate and export once per row (the publishing chain reuses a row's run)."""
     key = (runner, precision, recompute)
@@ -111,9 +129,15 @@ def run_row(world, runner, precision, recompute) -> dict:
     return spec
 
 
-def serve_and_compare(spec: dict) -> dict:
-    result = run("tests/serving_check.py", json.dumps(spec))
-    report = json.loads(result.stdout.strip().splitlines()[-1])
+def serve_and_compare(server, spec: dict, timeout: float = 300) -> dict:
+    server.stdin.write(json.dumps(spec) + "\n")
+    server.stdin.flush()
+    ready, _, _ = select.select([server.stdout], [], [], timeout)
+    assert ready, f"tests/serving_check.py --serve gave no report in {timeout} s"
+    line = server.stdout.readline()
+    assert line, f"tests/serving_check.py --serve ended (exit {server.wait()}): {server.log.read_text()[-4000:]}"
+    report = json.loads(line)
+    assert "error" not in report, report["error"]
     assert report["diffs"] and max(report["diffs"].values()) <= TOLERANCE, report["diffs"]
     assert all(report["exact"].values()), report["exact"]
     assert report["low_precision"] and not any(report["low_precision"].values()), report["low_precision"]
@@ -122,17 +146,17 @@ def serve_and_compare(spec: dict) -> dict:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("runner,precision,recompute", ROWS, ids=[f"{r}-{p}{'-recompute' * c}" for r, p, c in ROWS])
-def test_runner_export_serves_the_float32_model(world, runner, precision, recompute):
+def test_runner_export_serves_the_float32_model(world, server, runner, precision, recompute):
     spec = run_row(world, runner, precision, recompute)
-    report = serve_and_compare(spec)
+    report = serve_and_compare(server, spec)
     expected = {"pretraining": 3, "classifier": 3, "squad_v1": 4, "squad_v2": 10, "race": 2}[runner]
     assert len(report["diffs"]) + len(report["exact"]) >= expected, report
 
 
 @pytest.mark.slow
-def test_keras_chain_from_pretrained_to_a_served_export(world):
+def test_keras_chain_from_pretrained_to_a_served_export(world, server):
     """from_pretrained -> fit under mixed_bfloat16 -> save(.keras) -> load_model -> export, then served in a
-    fresh process next to the .keras model loaded under float32."""
+    process that trained nothing, next to the .keras model loaded under float32."""
     root = world["root"]
     model_dir = root / "released"
     keras_file, export = root / "pair.keras", root / "keras-export"
@@ -158,7 +182,7 @@ again.export({str(export)!r}, verbose=False)
     env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env)
     assert result.returncode == 0, result.stderr[-4000:]
-    serve_and_compare({"kind": "keras", "run_dir": str(model_dir), "export_dir": str(export),
+    serve_and_compare(server, {"kind": "keras", "run_dir": str(model_dir), "export_dir": str(export),
                        "checkpoint": None, "seq_length": 24, "keras_file": str(keras_file)})
 
 
