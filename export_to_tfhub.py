@@ -10,38 +10,28 @@ needs both pretraining heads.
 Everything is written under a temporary name and renamed into place; a failed export leaves nothing behind.
 """
 
-from absl import flags
-
-from albert.ground import cli
 from albert.data.features import boundaries
+from albert.export.options import HubExport
+from albert.ground import cli
+from albert.ground.settings_flags import define
+from albert.ground.validators import check_output_path
 from albert.hub.resolve import resolve
 
-cli.define_model_directory_flags()
-flags.adopt_module_key_flags(cli)  # --help lists them with the script's own flags
-flags.DEFINE_bool("do_lower_case", True, "Lower-case text in the preprocessor.")
-flags.DEFINE_bool("use_einsum", True, "Kept for compatibility (attention is always einsum-shaped).")
-flags.DEFINE_string("export_path", None, "Output directory (replaced if it exists).")
-cli.define_tflite_flag()
-cli.define_length_flags(training=False)
-flags.DEFINE_integer("seq_length", None, "Length of the preprocessor's default packing (default: 128, or the "
-                     "model's max_position_embeddings when it is smaller).")
-FLAGS = flags.FLAGS
+HUB = define(HubExport)
+COMMAND_LINE = define(cli.CommandLineOnly, only=("use_einsum", "progress"))
 
 
 def main(argv):
     del argv
-    cli.require({"albert_directory": FLAGS.albert_directory, "export_path": FLAGS.export_path})
-    FLAGS.albert_directory = resolve(FLAGS.albert_directory)
-    if FLAGS.seq_length is not None:
-        cli.check_at_least("seq_length", FLAGS.seq_length, 3)
-    boundaries(FLAGS.seq_length or 128, FLAGS.length_buckets)  # a malformed value is one line here
-    cli.check_output_path("export_path", FLAGS.export_path.rstrip("/"), (FLAGS.albert_directory, FLAGS.spm_model_file),
-                          directory=True)
+    s = HUB.build()
+    directory = resolve(s.albert_directory)
+    boundaries(s.seq_length or 128, s.length_buckets)  # a malformed value is one line here
+    check_output_path("export_path", s.export_path.rstrip("/"), (directory, s.spm_model_file), directory=True)
     from albert.export.hub import export_hub_models  # TensorFlow loads here, once the flags are checked
 
-    print(export_hub_models(FLAGS.albert_directory, FLAGS.export_path, FLAGS.checkpoint_name, FLAGS.spm_model_file,
-                            FLAGS.do_lower_case, FLAGS.seq_length, FLAGS.tflite_quantization, FLAGS.length_buckets,
-                            FLAGS.tflite_metadata, FLAGS.tflite_length))
+    print(export_hub_models(directory, s.export_path, s.checkpoint_name, s.spm_model_file, s.do_lower_case,
+                            s.seq_length, s.tflite_quantization, s.length_buckets, s.tflite_metadata,
+                            s.tflite_length))
 
 
 if __name__ == "__main__":

@@ -9,44 +9,51 @@ a keras-hub preset; a fine-tuning run's --output_dir is one (it records albert_c
 model). The library call is albert.export.conversion.convert.
 """
 
+import dataclasses
 import os
-
-from absl import flags
 
 from albert.ground import cli
 from albert.ground.errors import AlbertError
-from albert.hub.resolve import resolve
 from albert.ground.rundir import BEST_CHECKPOINT
+from albert.ground.settings_flags import Settings, define, setting
+from albert.ground.validators import check_output_path
+from albert.hub.resolve import resolve
 
 FORMATS = ("release", "huggingface")
-flags.DEFINE_string("input", None, "Model reference: a model directory (release layout, Hugging Face, keras-hub, "
-                    "TF1 Hub module, Model Garden SavedModel), an archive, a name, a hub id or handle, a URL.")
-flags.DEFINE_string("output", None, "Output directory (replaced if it exists).")
-flags.DEFINE_enum("to", None, FORMATS, "Output layout: release (albert_config.json, 30k-clean.model, "
-                  "model.ckpt-best with the original names) or huggingface (config.json, model.safetensors, "
-                  "spiece.model).")
-flags.DEFINE_string("architecture", None, "Hugging Face class the weights hold or are written as (default: read "
-                    "from the input; AlbertModel, AlbertForPreTraining, AlbertForMaskedLM, "
-                    "AlbertForSequenceClassification, AlbertForQuestionAnswering, AlbertForMultipleChoice).")
-flags.DEFINE_string("checkpoint_name", BEST_CHECKPOINT, "Checkpoint prefix inside a release-layout --input.")
-flags.DEFINE_string("spm_model_file", None, "SentencePiece model (default: the one of --input).")
-cli.define_download_flag()
-FLAGS = flags.FLAGS
+
+
+@dataclasses.dataclass(frozen=True)
+class Conversion(Settings):
+    input: str = setting(help="Model reference: a model directory (release layout, Hugging Face, keras-hub, TF1 Hub "
+                         "module, Model Garden SavedModel), an archive, a name, a hub id or handle, a URL.")
+    output: str = setting(help="Output directory (replaced if it exists).")
+    to: str = setting(help="Output layout: release (albert_config.json, 30k-clean.model, model.ckpt-best with the "
+                      "original names) or huggingface (config.json, model.safetensors, spiece.model).",
+                      choices=FORMATS)
+    architecture: str | None = setting(None, "Hugging Face class the weights hold or are written as (default: read "
+                                       "from the input; AlbertModel, AlbertForPreTraining, AlbertForMaskedLM, "
+                                       "AlbertForSequenceClassification, AlbertForQuestionAnswering, "
+                                       "AlbertForMultipleChoice).")
+    checkpoint_name: str = setting(BEST_CHECKPOINT, "Checkpoint prefix inside a release-layout --input.")
+    spm_model_file: str | None = setting(None, "SentencePiece model (default: the one of --input).")
+
+
+CONVERSION = define(Conversion)
+COMMAND_LINE = define(cli.CommandLineOnly, only=("progress",))
 
 
 def main(argv):
     del argv
-    cli.require({"input": FLAGS.input, "output": FLAGS.output, "to": FLAGS.to})
-    FLAGS.input = resolve(FLAGS.input)
-    if not os.path.isdir(FLAGS.input):
-        raise AlbertError(f"{FLAGS.input}: --input not found (a model directory)")
-    cli.check_output_path("output", FLAGS.output.rstrip("/"), (FLAGS.input, FLAGS.spm_model_file), directory=True)
+    s = CONVERSION.build()
+    directory = resolve(s.input)
+    if not os.path.isdir(directory):
+        raise AlbertError(f"{directory}: --input not found (a model directory)")
+    check_output_path("output", s.output.rstrip("/"), (directory, s.spm_model_file), directory=True)
     from albert.export.conversion import convert  # TensorFlow loads here, once the flags are checked
 
-    report = convert(FLAGS.input, FLAGS.output, FLAGS.to, FLAGS.architecture, FLAGS.checkpoint_name,
-                     FLAGS.spm_model_file)
+    report = convert(directory, s.output, s.to, s.architecture, s.checkpoint_name, s.spm_model_file)
     fresh = f"; freshly initialised (not in the input): {', '.join(report.missing)}" if report.missing else ""
-    print(f"wrote {FLAGS.output} ({FLAGS.to}) from {report.path}: {len(report.loaded)} tensors{fresh}")
+    print(f"wrote {s.output} ({s.to}) from {report.path}: {len(report.loaded)} tensors{fresh}")
 
 
 if __name__ == "__main__":

@@ -6,44 +6,50 @@ Lines are normalised as the model will see them (`preprocess_text`, lower-cased 
 lines are skipped. Writes <model_prefix>.model and <model_prefix>.vocab.
 """
 
+import dataclasses
 import os
 import tempfile
-
-from absl import flags
 
 from albert.ground import cli
 from albert.ground.atomic import new_directories, remove_leftovers
 from albert.data.corpus import expand_inputs, read_lines
 from albert.ground.errors import AlbertError
+from albert.ground.settings_flags import Settings, at_least, define, setting
+from albert.ground.validators import check_output_path
 from albert.text.tokenization import preprocess_text, train_sentencepiece
 
-flags.DEFINE_string("input_file", None, "Raw text file(s), comma-separated, globs allowed (plain or .gz).")
-flags.DEFINE_string("model_prefix", None, "Output prefix: writes <prefix>.model and <prefix>.vocab.")
-flags.DEFINE_integer("vocab_size", 30000, "Number of pieces, the 5 special ones and 8 user symbols included.")
-flags.DEFINE_bool("do_lower_case", True, "Lower-case the text (the released models are uncased).")
-flags.DEFINE_integer("input_sentence_size", 10_000_000, "Lines sampled for training (spm_train's default here).")
-FLAGS = flags.FLAGS
+
+@dataclasses.dataclass(frozen=True)
+class SentencePieceTraining(Settings):
+    input_file: str = setting(help="Raw text file(s), comma-separated, globs allowed (plain or .gz).")
+    model_prefix: str = setting(help="Output prefix: writes <prefix>.model and <prefix>.vocab.")
+    vocab_size: int = setting(30000, "Number of pieces, the 5 special ones and 8 user symbols included.",
+                              check=at_least(14, "5 special pieces and 8 user symbols come first"))
+    do_lower_case: bool = setting(True, "Lower-case the text (the released models are uncased).")
+    input_sentence_size: int = setting(10_000_000, "Lines sampled for training (spm_train's default here).")
+
+
+TRAINING = define(SentencePieceTraining)
 
 
 def main(argv):
     del argv
-    cli.require({"input_file": FLAGS.input_file, "model_prefix": FLAGS.model_prefix})
-    cli.check_at_least("vocab_size", FLAGS.vocab_size, 14, "5 special pieces and 8 user symbols come first")
-    if not os.path.basename(FLAGS.model_prefix):
-        raise AlbertError(f"--model_prefix {FLAGS.model_prefix} ends in a directory; add the file name prefix, e.g. "
-                          f"{os.path.join(FLAGS.model_prefix, '30k-clean')}")
-    files = expand_inputs(FLAGS.input_file)
+    s = TRAINING.build()
+    if not os.path.basename(s.model_prefix):
+        raise AlbertError(f"--model_prefix {s.model_prefix} ends in a directory; add the file name prefix, e.g. "
+                          f"{os.path.join(s.model_prefix, '30k-clean')}")
+    files = expand_inputs(s.input_file)
     for suffix in (".model", ".vocab"):
-        cli.check_output_path("model_prefix", FLAGS.model_prefix + suffix, tuple(files))
-    directory, name = os.path.split(os.path.abspath(FLAGS.model_prefix))
+        check_output_path("model_prefix", s.model_prefix + suffix, tuple(files))
+    directory, name = os.path.split(os.path.abspath(s.model_prefix))
     with new_directories(directory):
         remove_leftovers(directory, name)  # a killed run's corpus copy or half-written model
-        lines = train(files, directory, name)
-    model = FLAGS.model_prefix + ".model"
-    print(f"wrote {model} ({FLAGS.vocab_size} pieces from {lines:,} lines)")
+        lines = train(s, files, directory, name)
+    model = s.model_prefix + ".model"
+    print(f"wrote {model} ({s.vocab_size} pieces from {lines:,} lines)")
 
 
-def train(files: list, directory: str, name: str) -> int:
+def train(s: SentencePieceTraining, files: list, directory: str, name: str) -> int:
     """Normalise the corpus into a temporary file, train on it under a temporary prefix, then rename the .model and
     .vocab into place (both or neither). Returns the number of lines trained on."""
     with tempfile.NamedTemporaryFile("w", prefix=f".{name}.corpus-{os.getpid()}-", suffix=".txt", dir=directory,
@@ -51,7 +57,7 @@ def train(files: list, directory: str, name: str) -> int:
         lines = 0
         for path in files:
             for _, line in read_lines(path):
-                text = preprocess_text(line, lower=FLAGS.do_lower_case)
+                text = preprocess_text(line, lower=s.do_lower_case)
                 if text:
                     normalized.write(text + "\n")
                     lines += 1
@@ -60,12 +66,12 @@ def train(files: list, directory: str, name: str) -> int:
             raise AlbertError(f"{', '.join(files)}: no text to train on")
         temporary = os.path.join(directory, f".{name}.tmp-{os.getpid()}")
         try:
-            train_sentencepiece([normalized.name], temporary, FLAGS.vocab_size,
-                                input_sentence_size=FLAGS.input_sentence_size)
+            train_sentencepiece([normalized.name], temporary, s.vocab_size,
+                                input_sentence_size=s.input_sentence_size)
             for suffix in (".vocab", ".model"):  # the .model last: it is what a reader looks for
                 os.replace(temporary + suffix, os.path.join(directory, name + suffix))
         except RuntimeError as e:
-            raise AlbertError(f"--vocab_size {FLAGS.vocab_size}: SentencePiece training failed: "
+            raise AlbertError(f"--vocab_size {s.vocab_size}: SentencePiece training failed: "
                               f"{str(e).splitlines()[0]}") from None
         finally:
             for suffix in (".vocab", ".model"):

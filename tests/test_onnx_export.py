@@ -154,18 +154,18 @@ def test_dynamic_int8_quantizes_the_matmuls_and_stays_close(tmp_path):
 def test_a_missing_package_is_one_line_naming_the_extra(monkeypatch):
     import importlib.util
 
-    from albert.ground import cli
+    from albert.export.options import check_onnx_export
     from albert.ground.errors import AlbertError
 
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "tf2onnx" else real(name, *a))
     with pytest.raises(AlbertError) as raised:
-        cli.check_onnx_export("float32", "out/serving")
+        check_onnx_export("float32", "out/serving")
     assert str(raised.value) == ("--onnx_export=float32 needs the 'onnx' extra (tf2onnx not installed): pip install "
                                  "'.[onnx]' (or -r requirements-onnx.txt), or pass --onnx_export=none")
-    cli.check_onnx_export("none", None)  # nothing asked, nothing needed
+    check_onnx_export("none", None)  # nothing asked, nothing needed
     with pytest.raises(AlbertError, match="^--onnx_export 'int4' is unknown; use one of none, float32, dynamic_int8$"):
-        cli.check_onnx_export("int4", "out/serving")
+        check_onnx_export("int4", "out/serving")
 
 
 @pytest.mark.slow

@@ -28,7 +28,7 @@ import numpy as np
 import tensorflow as tf
 
 from albert.ground.atomic import replacing_file
-from albert.ground.cli import TFLITE_LENGTHS, TFLITE_QUANTIZATIONS
+from albert.export.options import TFLITE_LENGTHS, TFLITE_QUANTIZATIONS
 from albert.ground.errors import AlbertError
 from albert.export.savedmodel import PER_POSITION, named_outputs
 from albert.export.tflite_metadata import with_metadata

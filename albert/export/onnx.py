@@ -9,8 +9,8 @@ Converted by tf2onnx from the float32 model's `tf.function` (ONNX opset 17, stan
 LayerNorms and Dense layers then rewritten into the operators ONNX Runtime runs fastest (albert.export.onnx_graph);
 `dynamic_int8` then quantizes its MatMul weights to int8 with ONNX Runtime's `quantize_dynamic` (activations stay
 float). Needs the `onnx` extra (`pip install '.[onnx]'`: tf2onnx, onnx, onnxruntime); the runners say so in one
-line before TensorFlow starts (`albert.ground.cli.check_onnx_export`). Serving the file needs only onnxruntime and NumPy
-(docs/export.md).
+line before TensorFlow starts (`albert.export.options.check_onnx_export`). Serving the file needs only onnxruntime
+and NumPy (docs/export.md).
 """
 
 import contextlib
@@ -22,7 +22,7 @@ import numpy as np
 import tensorflow as tf
 
 from albert.ground.atomic import replacing_file
-from albert.ground.cli import check_onnx_export
+from albert.export.options import check_onnx_export
 from albert.ground.errors import AlbertError
 from albert.export.onnx_graph import optimize
 from albert.export.savedmodel import PER_POSITION, named_outputs

@@ -28,7 +28,7 @@ import tensorflow as tf
 from tensorflow.lite.python import schema_py_generated as schema
 from tensorflow.lite.tools import flatbuffer_utils
 
-from albert.ground.cli import TFLITE_METADATA
+from albert.export.options import TFLITE_METADATA
 from albert.ground.errors import AlbertError
 from albert.text.device_spm import preprocessing_model
 

@@ -1,7 +1,6 @@
 """GLUE fine-tuning (run_classifier.py): train, evaluate every checkpoint keeping the best, predict the test set,
 export a serving model on raw strings with its model.tflite; `--seeds` repeats it per seed and compares."""
 
-import dataclasses
 import os
 
 import keras
@@ -26,44 +25,11 @@ from albert.train.settings import Runtime
 from albert.train.setup import begin_job, check_batch_split, fine_tuning_trainer
 from albert.weights.loader import init_from_checkpoint
 from albert.weights.run_checkpoints import best_trial, evaluate_each, prediction_checkpoint, record_best
+from albert.jobs.settings import GlueRun
 
 # The GLUE server's file name for each task's predictions.
 SUBMISSION_NAMES = {"cola": "CoLA", "mnli": "MNLI-m", "mismnli": "MNLI-mm", "mrpc": "MRPC", "qnli": "QNLI",
                     "qqp": "QQP", "rte": "RTE", "sst-2": "SST-2", "sts-b": "STS-B", "wnli": "WNLI", "ax": "AX"}
-
-
-@dataclasses.dataclass(frozen=True)
-class GlueRun:
-    """run_classifier.py's settings (its flags of the same names)."""
-
-    task_name: str
-    data_dir: str
-    output_dir: str
-    albert_config_file: str
-    spm_model_file: str | None = None
-    vocab_file: str | None = None
-    cached_dir: str | None = None
-    init_checkpoint: str | None = None
-    do_lower_case: bool = True
-    max_seq_length: int = 512
-    do_train: bool = False
-    do_eval: bool = False
-    do_predict: bool = False
-    train_batch_size: int = 32
-    eval_batch_size: int = 8
-    predict_batch_size: int = 8
-    learning_rate: float = 5e-5
-    train_step: int = 1000
-    warmup_step: int = 0
-    optimizer: str = "adamw"
-    export_dir: str | None = None
-    tflite_quantization: str = "none"
-    tflite_metadata: str = "tokenizer"
-    tflite_length: str = "default"
-    onnx_export: str = "none"
-    seeds: tuple = ()  # fine-tune once per seed and compare (empty: once, with the runtime's seed)
-    length_buckets: str = "default"  # albert.data.buckets.boundaries
-    group_by_length: bool = False
 
 
 def run(settings: GlueRun, runtime: Runtime):

@@ -1,7 +1,6 @@
 """ALBERT pretraining (run_pretraining.py): masked-LM + sentence-order prediction with LAMB on any strategy,
 resumed from the newest checkpoint; with evaluation, model.ckpt-best by masked-LM accuracy."""
 
-import dataclasses
 import json
 import math
 import os
@@ -21,33 +20,9 @@ from albert.train.settings import Runtime
 from albert.train.setup import begin_job, check_batch_split, loop_config
 from albert.weights.run_checkpoints import evaluate_each
 from albert.weights.tf_checkpoints import save_original_checkpoint
+from albert.jobs.settings import PretrainingRun
 
 MASKED_LM_ARRAYS = ("masked_lm_positions", "masked_lm_ids", "masked_lm_weights")
-
-
-@dataclasses.dataclass(frozen=True)
-class PretrainingRun:
-    """run_pretraining.py's settings (its flags of the same names)."""
-
-    albert_config_file: str
-    input_file: str
-    output_dir: str
-    eval_file: str | None = None  # default: input_file, as the original
-    init_checkpoint: str | None = None
-    max_seq_length: int = 512
-    max_predictions_per_seq: int = 20
-    do_train: bool = True
-    do_eval: bool = False
-    train_batch_size: int = 4096
-    eval_batch_size: int = 64
-    optimizer: str = "lamb"
-    learning_rate: float = 0.00176
-    poly_power: float = 1.0
-    num_train_steps: int = 125000
-    num_warmup_steps: int = 3125
-    start_warmup_step: int = 0
-    max_eval_steps: int = 100
-    init_from_group0: bool = False
 
 
 def run(settings: PretrainingRun, runtime: Runtime):

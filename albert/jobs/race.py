@@ -1,7 +1,6 @@
 """RACE fine-tuning (run_race.py): train, evaluate every checkpoint keeping the best, predict the test set
 (predictions.json, accuracy overall / middle / high), export the serving model with its model.tflite."""
 
-import dataclasses
 import json
 import os
 
@@ -22,43 +21,7 @@ from albert.train.settings import Runtime
 from albert.train.setup import begin_job, fine_tuning_trainer
 from albert.weights.loader import init_from_checkpoint
 from albert.weights.run_checkpoints import evaluate_each, prediction_checkpoint, record_best
-
-@dataclasses.dataclass(frozen=True)
-class RaceRun:
-    """run_race.py's settings (its flags of the same names)."""
-
-    data_dir: str
-    output_dir: str
-    albert_config_file: str
-    spm_model_file: str | None = None
-    vocab_file: str | None = None
-    train_file: str | None = None
-    eval_file: str | None = None
-    predict_file: str | None = None
-    init_checkpoint: str | None = None
-    do_lower_case: bool = True
-    dropout_prob: float = 0.1
-    max_seq_length: int = 512
-    max_qa_length: int = 128
-    high_only: bool = False
-    middle_only: bool = False
-    do_train: bool = True
-    do_eval: bool = True
-    do_predict: bool = False
-    train_batch_size: int = 32
-    eval_batch_size: int = 8
-    predict_batch_size: int = 8
-    learning_rate: float = 1e-5
-    train_step: int = 12000
-    warmup_step: int = 1000
-    export_dir: str | None = None
-    tflite_quantization: str = "none"
-    tflite_metadata: str = "tokenizer"
-    tflite_length: str = "default"
-    onnx_export: str = "none"
-    length_buckets: str = "default"  # albert.data.features.boundaries
-    group_by_length: bool = False
-
+from albert.jobs.settings import RaceRun
 
 def run(settings: RaceRun, runtime: Runtime):
     RaceFineTuning(settings, runtime).run()

@@ -2,7 +2,6 @@
 best by F1, predict (predictions.json, nbest_predictions.json, null_odds.json), export the serving model with its
 model.tflite and score that file on the same questions."""
 
-import dataclasses
 import json
 import os
 import random
@@ -25,50 +24,7 @@ from albert.train.settings import Runtime
 from albert.train.setup import begin_job, check_batch_split, fine_tuning_trainer
 from albert.weights.loader import init_from_checkpoint
 from albert.weights.run_checkpoints import prediction_checkpoint, record_best
-
-
-@dataclasses.dataclass(frozen=True)
-class SquadRun:
-    """run_squad.py's settings (its flags of the same names)."""
-
-    albert_config_file: str
-    spm_model_file: str
-    output_dir: str
-    train_file: str | None = None
-    predict_file: str | None = None
-    train_feature_file: str | None = None
-    predict_feature_file: str | None = None
-    predict_feature_left_file: str | None = None
-    init_checkpoint: str | None = None
-    do_lower_case: bool = True
-    max_seq_length: int = 384
-    doc_stride: int = 128
-    max_query_length: int = 64
-    do_train: bool = False
-    do_predict: bool = False
-    train_batch_size: int = 32
-    predict_batch_size: int = 8
-    learning_rate: float = 5e-5
-    num_train_epochs: float = 3.0
-    warmup_proportion: float = 0.1
-    n_best_size: int = 20
-    max_answer_length: int = 30
-    export_dir: str | None = None
-    tflite_quantization: str = "none"
-    tflite_metadata: str = "tokenizer"
-    tflite_length: str = "default"
-    onnx_export: str = "none"
-    version_2_with_negative: bool = False
-    start_n_top: int = 5
-    end_n_top: int = 5
-    dropout_prob: float = 0.1
-    null_score_diff_threshold: float | None = None
-    length_buckets: str = "default"  # albert.data.features.boundaries
-    group_by_length: bool = False  # 2.0 only: 1.1's loss runs over every position
-
-    @property
-    def features(self) -> squad.Settings:
-        return squad.Settings(self.max_seq_length, self.doc_stride, self.max_query_length, self.do_lower_case)
+from albert.jobs.settings import SquadRun
 
 
 def run(settings: SquadRun, runtime: Runtime):

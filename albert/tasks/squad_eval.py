@@ -22,7 +22,8 @@ import string
 import sys
 
 from albert.ground.atomic import write_text
-from albert.ground.cli import ArgumentParser, check_output_path
+from albert.ground.cli import ArgumentParser
+from albert.ground.validators import check_output_path
 from albert.ground.errors import AlbertError
 from albert.ground.textfiles import load_json
 

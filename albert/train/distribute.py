@@ -6,8 +6,7 @@ import os
 import tensorflow as tf
 
 from albert.ground.errors import AlbertError
-
-STRATEGIES = ("one_device", "mirrored", "multi_worker", "tpu")
+from albert.train.settings import STRATEGIES
 
 
 def default_strategy_name(use_tpu: bool = False) -> str:

@@ -1,15 +1,16 @@
 """The settings every runner shares, typed, and the checks of a run's model files: no TensorFlow here, so a command
 line reports a mistake in a second, before TensorFlow starts.
 
-`Runtime` is built once from the flags (`albert.ground.cli.settings(Runtime, FLAGS)`); the library takes it, never the
-flags. `LoopConfig`: the training loop's own settings (albert.train.loop), made from a Runtime by
-albert.train.setup.loop_config.
+`Runtime` is declared once, its fields with their flags' help texts; the runners' flags are generated from it and
+build it (albert.ground.settings_flags); the library takes it, never the flags. `LoopConfig`: the training loop's own
+settings (albert.train.loop), made from a Runtime by albert.train.setup.loop_config.
 """
 
 import dataclasses
 import os
 
-from albert.ground.cli import check_at_least, check_output_path
+from albert.ground.settings_flags import SHARED, Settings, at_least, setting
+from albert.ground.validators import check_output_path
 from albert.config import AlbertConfig
 from albert.ground.errors import AlbertError
 from albert.ground.paths import is_remote
@@ -19,6 +20,12 @@ from albert.text.wordpiece import load_vocab
 from albert.weights.formats import check_checkpoint_path
 
 PRECISIONS = ("fp32", "bf16", "fp16")
+STRATEGIES = ("one_device", "mirrored", "multi_worker", "tpu")
+
+
+def _log_every(name: str, value: int):
+    if value < 0:
+        raise AlbertError(f"--{name} must be at least 0 (0: about every 30 s), got {value}")
 
 
 @dataclasses.dataclass
@@ -46,36 +53,36 @@ class LoopConfig:
 
 
 @dataclasses.dataclass(frozen=True)
-class Runtime:
-    """How a run uses the machine and paces itself: the same for pretraining, GLUE, SQuAD and RACE."""
+class Runtime(Settings):
+    """How a run uses the machine and paces itself: the same for pretraining, GLUE, SQuAD and RACE. The cadence
+    fields (loop, checkpoints, accumulation) are listed with each runner's own flags, with its defaults."""
 
-    strategy: str | None = None  # one_device | mirrored | multi_worker | tpu; None: picked (albert.train.distribute)
-    use_tpu: bool = False
-    tpu_name: str | None = None
-    tpu_zone: str | None = None
-    gcp_project: str | None = None
-    master: str | None = None
-    mixed_precision: str = "fp32"  # fp32 | bf16 | fp16 (dynamic loss scaling)
-    jit_compile: bool = False  # XLA for the forward and backward pass
-    recompute: bool = False  # activations recomputed in the backward pass (albert.model.recompute)
-    deterministic: bool = False  # tf.config.experimental.enable_op_determinism
-    random_seed: int = 12345  # initialisation and input shuffling
-    log_every_steps: int = 0  # a progress line every this many steps; 0: about every 30 s
-    iterations_per_loop: int = 1000  # steps per call of the compiled training loop
-    # a checkpoint (and an evaluation) every this many steps; each runner's flag has the original's default
-    save_checkpoints_steps: int = dataclasses.field(default=1000, metadata={"runner_default": True})
-    keep_checkpoint_max: int = 5
-    gradient_accumulation_steps: int = 1  # micro-batches per update
-
-    def __post_init__(self):
-        if self.mixed_precision not in PRECISIONS:
-            raise AlbertError(f"--mixed_precision {self.mixed_precision!r} is unknown; use fp32, bf16 or fp16")
-        if self.log_every_steps < 0:
-            raise AlbertError(f"--log_every_steps must be at least 0 (0: about every 30 s), got "
-                              f"{self.log_every_steps}")
-        for name in ("iterations_per_loop", "save_checkpoints_steps", "keep_checkpoint_max",
-                     "gradient_accumulation_steps"):
-            check_at_least(name, getattr(self, name), 1)
+    strategy: str | None = setting(None, "Distribution (default: tpu with --use_tpu, mirrored with several GPUs, else "
+                                   "one_device).", choices=STRATEGIES, module=SHARED)
+    use_tpu: bool = setting(False, "Use a TPU (same as --strategy=tpu).", module=SHARED)
+    tpu_name: str | None = setting(None, "Cloud TPU name.", module=SHARED)
+    tpu_zone: str | None = setting(None, "Cloud TPU zone.", module=SHARED)
+    gcp_project: str | None = setting(None, "Cloud project of the TPU.", module=SHARED)
+    master: str | None = setting(None, "TPU master address.", module=SHARED)
+    mixed_precision: str = setting("fp32", "Compute precision.", choices=PRECISIONS, module=SHARED)
+    jit_compile: bool = setting(False, "XLA-compile the forward and backward pass.", module=SHARED)
+    recompute: bool = setting(False, "Keep only each block application's input for the backward pass and recompute "
+                              "its activations there: several times less activation memory for about 1/3 more "
+                              "compute, the same numbers (python -m albert.info shows the memory). Under "
+                              "--jit_compile on a CPU it saves nothing (XLA's buffers measured the same).",
+                              module=SHARED)
+    deterministic: bool = setting(False, "Deterministic ops (tf.config.experimental.enable_op_determinism): a rerun "
+                                  "gives the same losses, bit for bit, on the same machine; somewhat slower.",
+                                  module=SHARED)
+    random_seed: int = setting(12345, "Seed of initialisation and input shuffling.", module=SHARED)
+    log_every_steps: int = setting(0, "A progress line (loss, metrics, examples/s, tokens/s, MFU, ETA) every this "
+                                   "many steps; 0: about every 30 s.", module=SHARED, check=_log_every)
+    iterations_per_loop: int = setting(1000, "Steps per compiled loop call.", check=at_least(1))
+    save_checkpoints_steps: int = setting(1000, "Checkpoint (and evaluate) every this many steps.",
+                                          check=at_least(1))
+    keep_checkpoint_max: int = setting(5, "Checkpoints kept.", check=at_least(1))
+    gradient_accumulation_steps: int = setting(1, "Micro-batches per update (global batch = their sum).",
+                                               check=at_least(1))
 
 
 def check_model_files(albert_config_file: str, max_seq_length: int, spm_model_file: str | None = None,

@@ -1,0 +1,165 @@
+"""Settings declared once: the fields of a settings dataclass carry their help text (and, where they need them, enum
+choices, a range check, the heading `--helpfull` files the flag under, a parser from the flag's text), and the command
+lines' absl flags are generated from those fields, as Hugging Face's HfArgumentParser makes its arguments from
+`TrainingArguments`; the parsed flags then build the dataclass (`Flags.build`).
+
+    @dataclasses.dataclass(frozen=True)
+    class GlueRun(Settings):
+        train_step: int = setting(1000, "Training steps (the decay horizon).", check=at_least(1))
+
+    GLUE = define(GlueRun)                                       # in run_classifier.py, at import
+    settings = GLUE.build(flags.FLAGS)                           # in its main, after parsing
+
+What differs between command lines is said where the flags are generated: `defaults` / `helps` (the original's
+default or help text of one runner), `names` (the original's flag name for a field, e.g. RACE's
+--num_keep_checkpoint), `only` / `skip` (the fields a command line has). A field with `parse` has a string flag
+(e.g. --seeds) turned into the field's value by that function.
+"""
+
+import dataclasses
+import types
+import typing
+
+from absl import flags
+
+from albert.ground.errors import AlbertError
+from albert.ground.validators import check_at_least, check_finite, check_probability
+
+# absl files a flag under the module that defines it: flags generated here are the calling command line's.
+flags.disclaim_key_flags()
+
+# The heading --helpfull lists the flags the runners share under (the module that defined them by hand first).
+SHARED = "albert.ground.cli"
+
+
+def setting(default=dataclasses.MISSING, help: str = "", *, choices: tuple | None = None, module: str | None = None,
+            check=None, parse=None) -> dataclasses.Field:
+    """A settings field and its flag: `help` (the flag's help text), `choices` (an enum flag; a value outside them
+    is refused when the settings are built), `module` (the --helpfull heading; default: the command line's own;
+    SHARED for the runners' shared flags), `check` (a function of (flag name, value) raising AlbertError: a range
+    check, e.g. at_least(1)), `parse` (the flag is a string, this function of (flag name, text) makes the value)."""
+    metadata = {"help": help, "choices": choices, "module": module, "check": check, "parse": parse}
+    if isinstance(default, (list, dict, set)):
+        raise TypeError("a setting's default must be immutable (a tuple, not a list)")
+    if default is dataclasses.MISSING:
+        return dataclasses.field(metadata=metadata)
+    return dataclasses.field(default=default, metadata=metadata)
+
+
+def at_least(minimum, why: str = ""):
+    """A field's check: a number of at least `minimum` (albert.ground.validators.check_at_least; `why`: said in the
+    message)."""
+    def check(name, value):
+        if value is not None:
+            check_at_least(name, value, minimum, why)
+    return check
+
+
+def probability(name, value):
+    """A field's check: a probability in [0, 1]."""
+    if value is not None:
+        check_probability(name, value)
+
+
+def finite(name, value):
+    """A field's check: a finite number of at least 0 (a learning rate, a number of epochs: not NaN, not negative)."""
+    if value is not None:
+        check_finite(name, value)
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    """A settings dataclass whose fields check themselves when it is built: a field without a default is required,
+    then each field's `choices` and `check`; the message names the field's flag (`Flags.build` records a flag of
+    another name)."""
+
+    def __post_init__(self):
+        names = getattr(self, "_flag_names", {})
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            if field.default is dataclasses.MISSING and (value is None or value == ""):
+                raise AlbertError(f"--{names.get(field.name, field.name)} is required")
+        for field in dataclasses.fields(self):
+            value, name = getattr(self, field.name), names.get(field.name, field.name)
+            choices = field.metadata.get("choices")
+            if choices and value is not None and value not in choices:
+                raise AlbertError(f"--{name} {value!r} is unknown; use one of {', '.join(choices)}")
+            if field.metadata.get("check"):
+                field.metadata["check"](name, value)
+
+
+_KINDS = {bool: flags.DEFINE_bool, int: flags.DEFINE_integer, float: flags.DEFINE_float, str: flags.DEFINE_string}
+
+
+def flag_type(field: dataclasses.Field):
+    """The flag's Python type: the field's type without `| None`; a string for a field parsed from text."""
+    if field.metadata.get("parse"):
+        return str
+    kind = field.type
+    if isinstance(kind, (types.UnionType, typing._UnionGenericAlias)):  # X | None
+        kinds = [k for k in typing.get_args(kind) if k is not type(None)]
+        kind = kinds[0] if len(kinds) == 1 else None
+    if kind not in _KINDS:
+        raise TypeError(f"{field.name}: no flag type for {field.type!r}; give the setting a parse function")
+    return kind
+
+
+@dataclasses.dataclass(frozen=True)
+class Flags:
+    """The flags generated for one settings dataclass on one command line: field name -> flag name."""
+
+    cls: type
+    names: dict
+
+    def build(self, values=flags.FLAGS, **overrides):
+        """The settings from the parsed flags (`overrides`: values worked out at the command line, e.g. a model
+        directory's files); a field with no flag here keeps its default."""
+        fields = {}
+        for field in dataclasses.fields(self.cls):
+            if field.name in overrides:
+                fields[field.name] = overrides[field.name]
+            elif field.name in self.names:
+                value = values[self.names[field.name]].value
+                parse = field.metadata.get("parse")
+                if parse:
+                    value = field.default if value is None else parse(self.names[field.name], value)
+                fields[field.name] = value
+        settings = self.cls.__new__(self.cls)
+        object.__setattr__(settings, "_flag_names", {k: v for k, v in self.names.items() if k != v})
+        settings.__init__(**fields)
+        return settings
+
+    def value(self, field: str, values=flags.FLAGS):
+        """A flag's parsed value by its field's name (a check before the settings are built)."""
+        return values[self.names[field]].value
+
+
+def define(cls, *, only: tuple | None = None, skip: tuple = (), defaults: dict | None = None,
+           helps: dict | None = None, names: dict | None = None, values=flags.FLAGS) -> Flags:
+    """Define an absl flag for each field of the dataclass `cls` (those in `only`, less `skip`): its type, default
+    (`defaults` first), help (`helps` first), enum choices and --helpfull heading from the field; the flag's name is
+    the field's (or `names`'). Returns what `build` needs."""
+    defaults, helps, names = defaults or {}, helps or {}, names or {}
+    known = {field.name for field in dataclasses.fields(cls)}
+    unknown = (set(only or ()) | set(skip) | set(defaults) | set(helps) | set(names)) - known
+    if unknown:
+        raise TypeError(f"{cls.__name__} has no field {', '.join(sorted(unknown))}")
+    generated = {}
+    for field in dataclasses.fields(cls):
+        if (only is not None and field.name not in only) or field.name in skip:
+            continue
+        name = names.get(field.name, field.name)
+        default = defaults.get(field.name, None if field.default is dataclasses.MISSING else field.default)
+        if field.metadata.get("parse"):
+            default = defaults.get(field.name)  # the flag's text; unset: the field's default
+        text = helps.get(field.name, field.metadata.get("help", ""))
+        module = field.metadata.get("module")
+        choices = field.metadata.get("choices")
+        if choices:
+            flags.DEFINE_enum(name, default, list(choices), text, flag_values=values, module_name=module)
+        else:
+            _KINDS[flag_type(field)](name, default, text, flag_values=values, module_name=module)
+        if module:
+            flags.declare_key_flag(name, flag_values=values)  # --help lists it with the command line's own flags
+        generated[field.name] = name
+    return Flags(cls, generated)

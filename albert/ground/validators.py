@@ -1,0 +1,69 @@
+"""The checks of a command line's values that need no TensorFlow, each raising AlbertError with one line that names
+the flag: required values, ranges, output paths that can be written. (A field's own range check is declared with
+the field: albert.ground.settings_flags.)"""
+
+import math
+import os
+
+from albert.ground.errors import AlbertError
+from albert.ground.paths import is_remote
+
+
+def require(flags_values: dict):
+    """Raise for the first required flag that is unset: {flag name: value}."""
+    for name, value in flags_values.items():
+        if value is None or value == "":
+            raise AlbertError(f"--{name} is required")
+
+
+def check_probability(name: str, value: float):
+    if not 0.0 <= value <= 1.0:
+        raise AlbertError(f"--{name} must be a probability in [0, 1], got {value}")
+
+
+def check_at_least(name: str, value: int, minimum: int, why: str = ""):
+    if value < minimum:
+        raise AlbertError(f"--{name} must be at least {minimum}, got {value}" + (f" ({why})" if why else ""))
+
+
+def check_finite(name: str, value: float, minimum: float = 0.0):
+    """A float flag that must be a finite number of at least `minimum` (a learning rate: not NaN, not negative)."""
+    if not math.isfinite(value) or value < minimum:
+        raise AlbertError(f"--{name} must be a finite number of at least {minimum:g}, got {value}")
+
+
+def check_output_path(flag: str, path: str, inputs: tuple = (), directory: bool = False):
+    """Before any work: a local output `path` (a file, or with `directory` a directory, replaced if it exists) can be
+    written: it is not an input, not of the other kind, and its parent is a directory that exists or can be made
+    and can be written. Remote paths (gs://...) are left to the writer."""
+    if not path or is_remote(path):
+        return
+    real = os.path.realpath(path)
+    for source in inputs:
+        if source and not is_remote(source) and os.path.realpath(source) == real:
+            raise AlbertError(f"--{flag} {path} is an input of this command: write the output elsewhere")
+        if directory and source and not is_remote(source) and os.path.realpath(source).startswith(real + os.sep):
+            raise AlbertError(f"--{flag} {path} holds {source}, an input of this command, and would be replaced: "
+                              "write the output elsewhere")
+    if os.path.isdir(path) and not directory:
+        raise AlbertError(f"--{flag} {path} is a directory; pass a file name")
+    if os.path.exists(path) and not os.path.isdir(path) and directory:
+        raise AlbertError(f"--{flag} {path} is a file; pass a directory")
+    parent = os.path.dirname(os.path.abspath(path))
+    while not os.path.exists(parent):
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent):
+        raise AlbertError(f"--{flag} {path}: {parent} is a file, not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise AlbertError(f"--{flag} {path}: {parent} is not writable")
+
+
+def check_output_files(flag: str, paths: list, inputs: tuple = ()):
+    """check_output_path for each of a comma-separated flag's files, none named twice."""
+    seen = set()
+    for path in paths:
+        key = path if is_remote(path) else os.path.realpath(path)
+        if key in seen:
+            raise AlbertError(f"--{flag} names {path} twice; give each output once")
+        seen.add(key)
+        check_output_path(flag, path, inputs)

@@ -1,0 +1,188 @@
+"""Each job's settings, declared once: run_pretraining.py's, run_classifier.py's, run_squad.py's and run_race.py's
+flags are generated from these fields (albert.ground.settings_flags), with the original's names, defaults and help
+texts. No TensorFlow here: a command line checks its values before TensorFlow starts."""
+
+import dataclasses
+
+from albert.export.options import OnnxOption, TfliteOptions
+from albert.ground.errors import AlbertError
+from albert.ground.settings_flags import SHARED, Settings, at_least, finite, probability, setting
+from albert.tasks import squad
+
+INIT_CHECKPOINT_HELP = ("Warm start from any model reference: a checkpoint (original TF1 or ours), a model directory "
+                        "(release layout, Hugging Face, keras-hub, TF1 Hub module, Model Garden SavedModel), an "
+                        "archive, a model name (albert_base_v2), a Hugging Face id, a TF Hub handle or a URL "
+                        "(downloaded once into the cache: docs/weights.md); a model directory also supplies "
+                        "--albert_config_file and --spm_model_file when they are not passed.")
+OPTIMIZERS = ("adamw", "lamb")
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class LengthOptions(Settings):
+    """How batches are cut to length (albert.data.buckets)."""
+
+    length_buckets: str = setting(
+        "default", "Cut each batch to the smallest of these lengths that holds its longest example, so padding is not "
+        "computed: default (four per doubling: 8, 12, 16, 20, 24, 28, 32, 40, 48, ..., 384, 448, 512, up to "
+        "--max_seq_length), none (pad every example to --max_seq_length, as the original; model.tflite then has that "
+        "fixed length instead of any length), or comma-separated lengths. Training keeps the original's batches (the "
+        "same examples in the same order); under default, a step not compiled by XLA (no --jit_compile) cuts each "
+        "batch to its own longest example instead of its bucket; evaluation and prediction group examples by length "
+        "and give results in the original order.", module=SHARED)
+    group_by_length: bool = setting(
+        False, "Training batches of examples of neighbouring lengths (windows of 50 batches sorted by length, as "
+        "Hugging Face's group_by_length, the batches in random order): less padding than --length_buckets alone, but "
+        "other batches than the original's.", module=SHARED)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class FineTuningExport(TfliteOptions, OnnxOption, LengthOptions):
+    """What every fine-tuning runner shares: its export's files and its batches' lengths."""
+
+
+def parse_seeds(name: str, text: str) -> tuple:
+    try:
+        return tuple(int(s) for s in text.split(",") if s.strip())
+    except ValueError:
+        raise AlbertError(f"--{name} must be comma-separated integers, got {text!r}") from None
+
+
+@dataclasses.dataclass(frozen=True)
+class PretrainingRun(Settings):
+    """run_pretraining.py's settings."""
+
+    albert_config_file: str = setting(help="Model config JSON (albert_config.json).")
+    input_file: str = setting(help="TFRecord files from create_pretraining_data.py, comma-separated globs.")
+    output_dir: str = setting(help="Checkpoints, summaries and eval results.")
+    eval_file: str | None = setting(None, "TFRecords to evaluate on (default: --input_file, as the original).")
+    init_checkpoint: str | None = setting(None, INIT_CHECKPOINT_HELP)
+    max_seq_length: int = setting(512, "Must match the data.", check=at_least(1))
+    max_predictions_per_seq: int = setting(20, "Must match the data (doubled for --do_permutation data).",
+                                           check=at_least(1))
+    do_train: bool = setting(True, "Train.")
+    do_eval: bool = setting(False, "Evaluate every checkpoint; keep model.ckpt-best by masked-LM accuracy.")
+    train_batch_size: int = setting(4096, "Global batch size (over all replicas and accumulation steps).",
+                                    check=at_least(1))
+    eval_batch_size: int = setting(64, "Global eval batch size.", check=at_least(1))
+    optimizer: str = setting("lamb", "Optimizer.", choices=OPTIMIZERS)
+    learning_rate: float = setting(0.00176, "Peak learning rate.", check=finite)
+    poly_power: float = setting(1.0, "Power of the polynomial decay.")
+    num_train_steps: int = setting(125000, "Training steps.", check=at_least(1))
+    num_warmup_steps: int = setting(3125, "Linear warmup steps.", check=at_least(0))
+    start_warmup_step: int = setting(0, "Step at which the warmup starts.")
+    max_eval_steps: int = setting(100, "Eval batches per evaluation.", check=at_least(1))
+    init_from_group0: bool = setting(False, "Initialise every transformer group from the checkpoint's group 0.")
+
+
+@dataclasses.dataclass(frozen=True)
+class GlueRun(FineTuningExport):
+    """run_classifier.py's settings."""
+
+    task_name: str = setting(help="cola, mnli, mismnli, mrpc, rte, sst-2, sts-b, qqp, qnli, wnli or ax.")
+    data_dir: str = setting(help="Directory holding the task's folder (e.g. MNLI/, CoLA/) in the GLUE layout.")
+    output_dir: str = setting(help="Checkpoints, eval results and predictions.")
+    albert_config_file: str = setting(help="Model config JSON.")
+    spm_model_file: str | None = setting(None, "SentencePiece model.")
+    vocab_file: str | None = setting(None, "WordPiece vocabulary (when --spm_model_file is empty).")
+    cached_dir: str | None = setting(None, "Where feature TFRecords are cached (default --output_dir).")
+    init_checkpoint: str | None = setting(None, INIT_CHECKPOINT_HELP)
+    do_lower_case: bool = setting(True, "Lower-case the text.")
+    max_seq_length: int = setting(512, "Tokens per example (at most max_position_embeddings).", check=at_least(1))
+    do_train: bool = setting(False, "Train.")
+    do_eval: bool = setting(False, "Evaluate every checkpoint on dev; keep model.ckpt-best.")
+    do_predict: bool = setting(False, "Predict the test set with model.ckpt-best.")
+    train_batch_size: int = setting(32, "Global training batch.", check=at_least(1))
+    eval_batch_size: int = setting(8, "Eval batch.", check=at_least(1))
+    predict_batch_size: int = setting(8, "Predict batch.", check=at_least(1))
+    learning_rate: float = setting(5e-5, "Peak learning rate.", check=finite)
+    train_step: int = setting(1000, "Training steps (the decay horizon).", check=at_least(1))
+    warmup_step: int = setting(0, "Warmup steps.")
+    optimizer: str = setting("adamw", "Optimizer.", choices=OPTIMIZERS)
+    export_dir: str | None = setting(None, "Export model.ckpt-best as a serving SavedModel that takes raw strings "
+                                     "(text_a, and text_b for pair tasks) and returns probabilities and predictions, "
+                                     "and in it model.tflite (LiteRT: packed ids -> logits).")
+    # fine-tune once per seed and compare (empty: once, with the runtime's seed)
+    seeds: tuple = setting((), "Comma-separated seeds: fine-tune once per seed (in output_dir/seed_<s>) and report "
+                           "the mean, median and best dev metric (small GLUE tasks are seed-sensitive).",
+                           parse=parse_seeds)
+
+
+@dataclasses.dataclass(frozen=True)
+class SquadRun(FineTuningExport):
+    """run_squad.py's settings."""
+
+    albert_config_file: str = setting(help="Model config JSON.")
+    spm_model_file: str = setting(help="SentencePiece model.")
+    output_dir: str = setting(help="Checkpoints, predictions and eval results.")
+    train_file: str | None = setting(None, "SQuAD JSON for training (train-v1.1.json, train-v2.0.json).")
+    predict_file: str | None = setting(None, "SQuAD JSON to predict (and score, when it has answers).")
+    train_feature_file: str | None = setting(None, "Train feature TFRecord (default output_dir/train.tf_record); "
+                                             "built once, reused while its settings and questions match.")
+    predict_feature_file: str | None = setting(None, "Predict feature TFRecord (default "
+                                               "output_dir/predict.tf_record).")
+    predict_feature_left_file: str | None = setting(None, "The decoder's metadata of the predict features, JSON "
+                                                    "(default: the predict feature file + .json).")
+    init_checkpoint: str | None = setting(None, INIT_CHECKPOINT_HELP)
+    do_lower_case: bool = setting(True, "Lower-case the text.")
+    max_seq_length: int = setting(384, "Tokens per feature.", check=at_least(1))
+    doc_stride: int = setting(128, "Pieces between the starts of consecutive document spans.")
+    max_query_length: int = setting(64, "Question pieces kept (the first ones).", check=at_least(1))
+    do_train: bool = setting(False, "Train.")
+    do_predict: bool = setting(False, "Predict --predict_file (scored at every checkpoint when it has answers).")
+    train_batch_size: int = setting(32, "Global training batch.", check=at_least(1))
+    predict_batch_size: int = setting(8, "Prediction batch.", check=at_least(1))
+    learning_rate: float = setting(5e-5, "Peak learning rate (AdamW).", check=finite)
+    num_train_epochs: float = setting(3.0, "Epochs over the training questions.", check=finite)
+    warmup_proportion: float = setting(0.1, "Fraction of the steps spent warming up.", check=probability)
+    n_best_size: int = setting(20, "Candidates kept per question in nbest_predictions.json.", check=at_least(1))
+    max_answer_length: int = setting(30, "Longest answer, in pieces.", check=at_least(1))
+    export_dir: str | None = setting(None, "Export model.ckpt-best as a serving SavedModel over packed inputs (the "
+                                     "head's logits; see the README), with its LiteRT model.tflite.")
+    version_2_with_negative: bool = setting(False, "SQuAD 2.0: questions may have no answer.")
+    start_n_top: int = setting(5, "2.0: beam size over start positions.", check=at_least(1))
+    end_n_top: int = setting(5, "2.0: beam size over end positions per start.", check=at_least(1))
+    dropout_prob: float = setting(0.1, "2.0: dropout in the answer-class head.", check=probability)
+    null_score_diff_threshold: float | None = setting(None, "2.0: predict no answer where the no-answer score "
+                                                      "exceeds this (default: the best-F1 threshold on the predict "
+                                                      "file's own answers).")
+
+    def __post_init__(self):
+        super().__post_init__()
+        self.features.check()
+
+    @property
+    def features(self) -> squad.Settings:
+        return squad.Settings(self.max_seq_length, self.doc_stride, self.max_query_length, self.do_lower_case)
+
+
+@dataclasses.dataclass(frozen=True)
+class RaceRun(FineTuningExport):
+    """run_race.py's settings."""
+
+    data_dir: str = setting(help="Parent of RACE/{train,dev,test}/{middle,high}/ (official files or all.txt).")
+    output_dir: str = setting(help="Checkpoints, eval results and predictions.")
+    albert_config_file: str = setting(help="Model config JSON.")
+    spm_model_file: str | None = setting(None, "SentencePiece model.")
+    vocab_file: str | None = setting(None, "WordPiece vocabulary (when --spm_model_file is empty).")
+    train_file: str | None = setting(None, "Train feature TFRecord (default output_dir/train.tf_record; built once).")
+    eval_file: str | None = setting(None, "Eval feature TFRecord (default output_dir/eval.tf_record; built once).")
+    predict_file: str | None = setting(None, "Predict feature TFRecord (default output_dir/predict.tf_record).")
+    init_checkpoint: str | None = setting(None, INIT_CHECKPOINT_HELP)
+    do_lower_case: bool = setting(True, "Lower-case the text.")
+    dropout_prob: float = setting(0.1, "Dropout on the pooled output before the scoring layer.")
+    max_seq_length: int = setting(512, "Tokens per (article, question+option) row.", check=at_least(1))
+    max_qa_length: int = setting(128, "Question+option tokens kept (the last ones).", check=at_least(1))
+    high_only: bool = setting(False, "RACE-H only.")
+    middle_only: bool = setting(False, "RACE-M only.")
+    do_train: bool = setting(True, "Train.")
+    do_eval: bool = setting(True, "Evaluate every checkpoint on dev; keep model.ckpt-best by accuracy.")
+    do_predict: bool = setting(False, "Evaluate model.ckpt-best on test and write predictions.json.")
+    train_batch_size: int = setting(32, "Global training batch.", check=at_least(1))
+    eval_batch_size: int = setting(8, "Eval batch.", check=at_least(1))
+    predict_batch_size: int = setting(8, "Predict batch.", check=at_least(1))
+    learning_rate: float = setting(1e-5, "Peak learning rate.", check=finite)
+    train_step: int = setting(12000, "Training steps.", check=at_least(1))
+    warmup_step: int = setting(1000, "Warmup steps.")
+    export_dir: str | None = setting(None, "Export model.ckpt-best as a serving SavedModel over packed inputs "
+                                     "([batch, 4, max_seq_length] input_ids, input_mask, segment_ids -> logits "
+                                     "[batch, 4]) with its LiteRT model.tflite.")

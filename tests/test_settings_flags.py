@@ -1,0 +1,118 @@
+"""albert/ground/settings_flags.py: a settings dataclass is the one declaration of its flags (type, default, help,
+choices, heading), the parsed flags build it, and its fields check themselves (no TensorFlow: plain absl flags)."""
+
+import dataclasses
+
+import pytest
+from absl import flags
+
+from albert.ground.errors import AlbertError
+from albert.ground.settings_flags import SHARED, Settings, at_least, define, finite, probability, setting
+
+
+def seeds(name, text):
+    try:
+        return tuple(int(s) for s in text.split(","))
+    except ValueError:
+        raise AlbertError(f"--{name} must be integers, got {text!r}") from None
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Shared(Settings):
+    precision: str = setting("fp32", "Compute precision.", choices=("fp32", "bf16"), module=SHARED)
+
+
+@dataclasses.dataclass(frozen=True)
+class Job(Shared):
+    data_dir: str = setting(help="Where the data is.")
+    steps: int = setting(10, "Training steps.", check=at_least(1))
+    rate: float = setting(0.5, "Peak rate.", check=finite)
+    dropout: float = setting(0.1, "Dropout.", check=probability)
+    keep: int = setting(5, "Checkpoints kept.", check=at_least(1))
+    verbose: bool = setting(False, "Talk.")
+    threshold: float | None = setting(None, "A threshold.")
+    seeds: tuple = setting((), "Comma-separated seeds.", parse=seeds)
+
+
+def generated(argv=(), **options):
+    values = flags.FlagValues()
+    made = define(Job, values=values, **options)
+    values(["program", *argv])
+    return values, made
+
+
+def test_each_field_becomes_a_flag_of_its_type_default_help_and_choices():
+    values, _ = generated()
+    assert {name: (type(flag).__name__, flag.default, flag.help) for name, flag in values._flags().items()} == {
+        "precision": ("EnumFlag", "fp32", "<fp32|bf16>: Compute precision."),
+        "data_dir": ("Flag", None, "Where the data is."),
+        "steps": ("Flag", 10, "Training steps."),
+        "rate": ("Flag", 0.5, "Peak rate."),
+        "dropout": ("Flag", 0.1, "Dropout."),
+        "keep": ("Flag", 5, "Checkpoints kept."),
+        "verbose": ("BooleanFlag", False, "Talk."),
+        "threshold": ("Flag", None, "A threshold."),
+        "seeds": ("Flag", None, "Comma-separated seeds."),
+    }
+    assert [values[n].flag_type() for n in ("steps", "rate", "threshold", "seeds")] == ["int", "float", "float",
+                                                                                      "string"]
+
+
+def test_headings_the_command_line_own_and_the_shared_module():
+    values, _ = generated()
+    by_module = {module: sorted(f.name for f in found) for module, found in values.flags_by_module_dict().items()}
+    assert by_module[SHARED] == ["precision"]
+    assert by_module[__name__] == ["data_dir", "dropout", "keep", "rate", "seeds", "steps", "threshold", "verbose"]
+    assert "precision" in {f.name for f in values.get_key_flags_for_module(__name__)}  # --help lists it too
+
+
+def test_the_parsed_flags_build_the_dataclass_overrides_first_and_text_parsed():
+    values, made = generated(["--data_dir=d", "--steps=3", "--precision=bf16", "--seeds=1,2", "--verbose"])
+    assert made.build(values, rate=0.25) == Job(data_dir="d", steps=3, rate=0.25, precision="bf16", seeds=(1, 2),
+                                                verbose=True)
+    values, made = generated(["--data_dir=d"])
+    assert made.build(values).seeds == ()  # unset: the field's default
+
+
+def test_per_command_defaults_helps_names_and_fields():
+    values, made = generated(["--data_dir=d", "--num_keep=0"], defaults={"steps": 100}, helps={"steps": "Other."},
+                             names={"keep": "num_keep"}, skip=("threshold",))
+    assert (values["steps"].default, values["steps"].help) == (100, "Other.")
+    assert "threshold" not in values and "keep" not in values
+    with pytest.raises(AlbertError, match=r"^--num_keep must be at least 1, got 0$"):  # the flag's own name
+        made.build(values)
+    with pytest.raises(TypeError, match="Job has no field stepz"):
+        define(Job, values=flags.FlagValues(), only=("stepz",))
+
+
+@pytest.mark.parametrize("argv,message", [
+    ([], "--data_dir is required"),
+    (["--data_dir="], "--data_dir is required"),
+    (["--data_dir=d", "--steps=0"], "--steps must be at least 1, got 0"),
+    (["--data_dir=d", "--rate=nan"], "--rate must be a finite number of at least 0, got nan"),
+    (["--data_dir=d", "--dropout=1.5"], "--dropout must be a probability in [0, 1], got 1.5"),
+    (["--data_dir=d", "--seeds=1,x"], "--seeds must be integers, got '1,x'"),
+])
+def test_fields_check_themselves_when_built(argv, message):
+    values, made = generated(argv)
+    with pytest.raises(AlbertError) as raised:
+        made.build(values)
+    assert str(raised.value) == message
+
+
+def test_a_library_caller_meets_the_same_checks():
+    with pytest.raises(AlbertError, match=r"^--precision 'fp16' is unknown; use one of fp32, bf16$"):
+        Job(data_dir="d", precision="fp16")
+    with pytest.raises(AlbertError, match=r"^--steps must be at least 1, got -1$"):
+        Job(data_dir="d", steps=-1)
+
+
+def test_a_field_without_a_flag_type_needs_a_parser():
+    @dataclasses.dataclass(frozen=True)
+    class Odd(Settings):
+        sizes: tuple = setting((), "Sizes.")
+
+    with pytest.raises(TypeError, match="sizes: no flag type"):
+        define(Odd, values=flags.FlagValues())
+    with pytest.raises(TypeError, match="immutable"):
+        setting([], "A list.")
