@@ -8,16 +8,14 @@ r"""Fine-tune ALBERT on a GLUE task: train, evaluate every checkpoint (keeping t
 
 import os
 
-from albert.data.features import boundaries
 from albert.ground import cli
 from albert.ground.errors import AlbertError
 from albert.ground.settings_flags import define
 from albert.ground.validators import check_output_path
-from albert.export.options import check_onnx_export
+from albert.jobs.preflight import check_fine_tuning, check_tokenizer_given, settings_with_model_files
 from albert.jobs.settings import GlueRun
 from albert.tasks.glue import get_task
-from albert.train.settings import Runtime, check_export_dir, check_model_files
-from albert.weights.formats import model_files
+from albert.train.settings import Runtime
 
 GLUE = define(GlueRun)
 RUNTIME = define(Runtime, skip=("gradient_accumulation_steps",))  # whole batches
@@ -26,14 +24,8 @@ COMMAND_LINE = define(cli.CommandLineOnly, only=("albert_hub_module_handle", "pr
 
 def validate() -> tuple:
     """Every check that needs no TensorFlow: the job's settings and the shared runtime settings."""
-    hub = COMMAND_LINE.build()
-    init_checkpoint, albert_config_file, spm_model_file = model_files(
-        GLUE.value("init_checkpoint"), GLUE.value("albert_config_file"), GLUE.value("spm_model_file"),
-        GLUE.value("vocab_file"), hub.albert_hub_module_handle)
-    s = GLUE.build(init_checkpoint=init_checkpoint, albert_config_file=albert_config_file,
-                   spm_model_file=spm_model_file)
-    if not s.spm_model_file and not s.vocab_file:
-        raise AlbertError("--spm_model_file (SentencePiece) or --vocab_file (WordPiece) is required")
+    s = settings_with_model_files(GLUE, COMMAND_LINE.build().albert_hub_module_handle)
+    check_tokenizer_given(s)
     if not (s.do_train or s.do_eval or s.do_predict or s.export_dir):
         raise AlbertError("nothing to do: pass at least one of --do_train, --do_eval, --do_predict, --export_dir")
     if s.export_dir and not s.spm_model_file:
@@ -48,12 +40,8 @@ def validate() -> tuple:
         raise AlbertError("--seeds compares dev results: pass --do_eval")
     if get_task(s.task_name).name == "ax" and (s.do_train or s.do_eval):
         raise AlbertError("task ax is predict-only: use --do_predict with a model fine-tuned on MNLI")
-    boundaries(s.max_seq_length, s.length_buckets)  # a malformed value is one line here
     runtime = RUNTIME.build()
-    check_model_files(s.albert_config_file, s.max_seq_length, s.spm_model_file, s.vocab_file, s.init_checkpoint)
-    check_onnx_export(s.onnx_export, s.export_dir)
-    check_export_dir(s.export_dir, (s.output_dir, s.albert_config_file, s.spm_model_file, s.vocab_file,
-                                    s.init_checkpoint, s.data_dir))
+    check_fine_tuning(s, s.data_dir)
     return s, runtime
 
 

@@ -10,8 +10,8 @@ from albert.ground import cli
 from albert.ground.errors import AlbertError
 from albert.ground.settings_flags import define
 from albert.jobs.settings import PretrainingRun
-from albert.train.settings import Runtime, check_model_files
-from albert.weights.formats import model_files
+from albert.jobs.preflight import check_model_files, settings_with_model_files
+from albert.train.settings import Runtime
 
 PRETRAINING = define(PretrainingRun)
 RUNTIME = define(Runtime, defaults={"save_checkpoints_steps": 5000},  # the original's
@@ -21,9 +21,7 @@ COMMAND_LINE = define(cli.CommandLineOnly, only=("masked_lm_budget", "progress",
 
 def validate() -> tuple:
     """Every check that needs no TensorFlow: the job's settings and the shared runtime settings."""
-    init_checkpoint, albert_config_file, _ = model_files(PRETRAINING.value("init_checkpoint"),
-                                                         PRETRAINING.value("albert_config_file"), None)
-    s = PRETRAINING.build(init_checkpoint=init_checkpoint, albert_config_file=albert_config_file)
+    s = settings_with_model_files(PRETRAINING)
     if not s.do_train and not s.do_eval:
         raise AlbertError("nothing to do: pass --do_train and/or --do_eval")
     if COMMAND_LINE.build().masked_lm_budget:

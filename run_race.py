@@ -5,14 +5,12 @@ r"""Fine-tune ALBERT on RACE (4-option reading comprehension): train, evaluate e
         --max_seq_length=512 --max_qa_length=128 --train_batch_size=32 --learning_rate=1e-5 --train_step=12000
 """
 
-from albert.data.features import boundaries
 from albert.ground import cli
 from albert.ground.errors import AlbertError
 from albert.ground.settings_flags import define
-from albert.export.options import check_onnx_export
+from albert.jobs.preflight import check_fine_tuning, check_tokenizer_given, settings_with_model_files
 from albert.jobs.settings import RaceRun
-from albert.train.settings import Runtime, check_export_dir, check_model_files
-from albert.weights.formats import model_files
+from albert.train.settings import Runtime
 
 RACE = define(RaceRun)
 RUNTIME = define(Runtime, skip=("gradient_accumulation_steps",), defaults={"save_checkpoints_steps": 100},
@@ -24,15 +22,10 @@ COMMAND_LINE = define(cli.CommandLineOnly, only=("albert_hub_module_handle", "pr
 def validate() -> tuple:
     """Every check that needs no TensorFlow: the job's settings and the shared runtime settings."""
     command_line = COMMAND_LINE.build()
-    init_checkpoint, albert_config_file, spm_model_file = model_files(
-        RACE.value("init_checkpoint"), RACE.value("albert_config_file"), RACE.value("spm_model_file"),
-        RACE.value("vocab_file"), command_line.albert_hub_module_handle)
-    s = RACE.build(init_checkpoint=init_checkpoint, albert_config_file=albert_config_file,
-                   spm_model_file=spm_model_file)
+    s = settings_with_model_files(RACE, command_line.albert_hub_module_handle)
     if command_line.task_name.lower() != "race":
         raise AlbertError(f"--task_name {command_line.task_name!r}: run_race.py only runs race")
-    if not s.spm_model_file and not s.vocab_file:
-        raise AlbertError("--spm_model_file (SentencePiece) or --vocab_file (WordPiece) is required")
+    check_tokenizer_given(s)
     if s.high_only and s.middle_only:
         raise AlbertError("--high_only and --middle_only exclude each other")
     if not (s.do_train or s.do_eval or s.do_predict or s.export_dir):
@@ -40,12 +33,8 @@ def validate() -> tuple:
     if s.max_seq_length <= s.max_qa_length + 3:
         raise AlbertError(f"--max_seq_length {s.max_seq_length} leaves no room for the article after "
                           f"--max_qa_length {s.max_qa_length} and 3 special tokens")
-    boundaries(s.max_seq_length, s.length_buckets)  # a malformed value is one line here
     runtime = RUNTIME.build()
-    check_model_files(s.albert_config_file, s.max_seq_length, s.spm_model_file, s.vocab_file, s.init_checkpoint)
-    check_onnx_export(s.onnx_export, s.export_dir)
-    check_export_dir(s.export_dir, (s.output_dir, s.albert_config_file, s.spm_model_file, s.vocab_file,
-                                    s.init_checkpoint, s.data_dir))
+    check_fine_tuning(s, s.data_dir)
     return s, runtime
 
 

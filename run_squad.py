@@ -12,15 +12,13 @@ block per evaluated checkpoint), best_trial.txt and model.ckpt-best.
 
 import os
 
-from albert.data.features import boundaries
 from albert.ground import cli
 from albert.ground.errors import AlbertError
 from albert.ground.paths import is_remote
 from albert.ground.settings_flags import define
-from albert.export.options import check_onnx_export
+from albert.jobs.preflight import check_fine_tuning, settings_with_model_files
 from albert.jobs.settings import SquadRun
-from albert.train.settings import Runtime, check_export_dir, check_model_files
-from albert.weights.formats import model_files
+from albert.train.settings import Runtime
 
 SQUAD = define(SquadRun)
 RUNTIME = define(Runtime, skip=("gradient_accumulation_steps",))  # whole batches
@@ -30,14 +28,7 @@ COMMAND_LINE = define(cli.CommandLineOnly, only=("albert_hub_module_handle", "pr
 
 def validate() -> tuple:
     """Every check that needs no TensorFlow: the job's settings and the shared runtime settings."""
-    hub = COMMAND_LINE.build()
-    init_checkpoint, albert_config_file, spm_model_file = model_files(
-        SQUAD.value("init_checkpoint"), SQUAD.value("albert_config_file"), SQUAD.value("spm_model_file"), None,
-        hub.albert_hub_module_handle)
-    if not spm_model_file:
-        raise AlbertError("--spm_model_file is required: SQuAD features align SentencePiece pieces with the text")
-    s = SQUAD.build(init_checkpoint=init_checkpoint, albert_config_file=albert_config_file,
-                    spm_model_file=spm_model_file)
+    s = settings_with_model_files(SQUAD, COMMAND_LINE.build().albert_hub_module_handle)
     if not (s.do_train or s.do_predict or s.export_dir):
         raise AlbertError("nothing to do: pass --do_train, --do_predict and/or --export_dir")
     if s.group_by_length and not s.version_2_with_negative:
@@ -51,11 +42,8 @@ def validate() -> tuple:
         path = getattr(s, name)
         if path and not is_remote(path) and not os.path.isfile(path):
             raise AlbertError(f"{path}: --{name} not found")
-    boundaries(s.max_seq_length, s.length_buckets)  # a malformed value is one line here
     runtime = RUNTIME.build()
-    check_model_files(s.albert_config_file, s.max_seq_length, s.spm_model_file, init_checkpoint=s.init_checkpoint)
-    check_onnx_export(s.onnx_export, s.export_dir)
-    check_export_dir(s.export_dir, (s.output_dir, s.albert_config_file, s.spm_model_file, s.init_checkpoint))
+    check_fine_tuning(s)
     return s, runtime
 
 

@@ -87,6 +87,13 @@ class AlbertConfig:
     def head_size(self) -> int:
         return self.hidden_size // self.num_attention_heads
 
+    def check_sequence_length(self, length: int, what: str, source: str | None = None, fix: str = ""):
+        """AlbertError unless a sequence of `length` (`what`: the flag or argument that set it) fits the position
+        table: at most max_position_embeddings (of the config file `source`); `fix`: said after."""
+        if length > self.max_position_embeddings:
+            raise AlbertError(f"{what} {length} exceeds max_position_embeddings ({self.max_position_embeddings})"
+                              + (f" of {source}" if source else "") + fix)
+
     def group_of_layer(self, layer_idx: int) -> int:
         """The original's layer -> group rule: float division, then truncation."""
         return int(layer_idx / self.num_hidden_layers * self.num_hidden_groups)

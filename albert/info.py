@@ -36,9 +36,7 @@ def main(argv=None) -> int:
                   else AlbertConfig.preset(args.preset))
         if args.batch_size < 1 or args.seq_length < 1:
             raise AlbertError("--batch_size and --seq_length must be positive")
-        if args.seq_length > config.max_position_embeddings:
-            raise AlbertError(f"--seq_length {args.seq_length} exceeds max_position_embeddings "
-                              f"({config.max_position_embeddings})")
+        config.check_sequence_length(args.seq_length, "--seq_length")
     except AlbertError as e:
         print(f"python -m albert.info: error: {e}", file=sys.stderr)
         return 2

@@ -170,9 +170,7 @@ def export_hub_models(albert_directory: str, export_path: str, checkpoint_name: 
     files = model_directory_files(albert_directory, checkpoint_name, spm_model_file)
     model, config = load_pretrainer(files)
     seq_length = seq_length or min(DEFAULT_SEQ_LENGTH, config.max_position_embeddings)
-    if seq_length > config.max_position_embeddings:
-        raise AlbertError(f"--seq_length {seq_length} exceeds max_position_embeddings "
-                          f"({config.max_position_embeddings}) of {files['config']}")
+    config.check_sequence_length(seq_length, "--seq_length", files["config"])
     out = export_path.rstrip("/")
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     with replacing_directory(out) as tmp:

@@ -33,12 +33,13 @@ SHARED = "albert.ground.cli"
 
 
 def setting(default=dataclasses.MISSING, help: str = "", *, choices: tuple | None = None, module: str | None = None,
-            check=None, parse=None) -> dataclasses.Field:
+            check=None, parse=None, why: str = "") -> dataclasses.Field:
     """A settings field and its flag: `help` (the flag's help text), `choices` (an enum flag; a value outside them
     is refused when the settings are built), `module` (the --helpfull heading; default: the command line's own;
     SHARED for the runners' shared flags), `check` (a function of (flag name, value) raising AlbertError: a range
-    check, e.g. at_least(1)), `parse` (the flag is a string, this function of (flag name, text) makes the value)."""
-    metadata = {"help": help, "choices": choices, "module": module, "check": check, "parse": parse}
+    check, e.g. at_least(1)), `parse` (the flag is a string, this function of (flag name, text) makes the value),
+    `why` (a field without a default is required: why, said in the message)."""
+    metadata = {"help": help, "choices": choices, "module": module, "check": check, "parse": parse, "why": why}
     if isinstance(default, (list, dict, set)):
         raise TypeError("a setting's default must be immutable (a tuple, not a list)")
     if default is dataclasses.MISSING:
@@ -78,7 +79,8 @@ class Settings:
         for field in dataclasses.fields(self):
             value = getattr(self, field.name)
             if field.default is dataclasses.MISSING and (value is None or value == ""):
-                raise AlbertError(f"--{names.get(field.name, field.name)} is required")
+                why = field.metadata.get("why")
+                raise AlbertError(f"--{names.get(field.name, field.name)} is required" + (f": {why}" if why else ""))
         for field in dataclasses.fields(self):
             value, name = getattr(self, field.name), names.get(field.name, field.name)
             choices = field.metadata.get("choices")

@@ -112,7 +112,8 @@ class SquadRun(FineTuningExport):
     """run_squad.py's settings."""
 
     albert_config_file: str = setting(help="Model config JSON.")
-    spm_model_file: str = setting(help="SentencePiece model.")
+    spm_model_file: str = setting(help="SentencePiece model.",
+                                  why="SQuAD features align SentencePiece pieces with the text")
     output_dir: str = setting(help="Checkpoints, predictions and eval results.")
     train_file: str | None = setting(None, "SQuAD JSON for training (train-v1.1.json, train-v2.0.json).")
     predict_file: str | None = setting(None, "SQuAD JSON to predict (and score, when it has answers).")

@@ -17,7 +17,6 @@ import tensorflow as tf
 from keras import ops
 
 from albert.config import AlbertConfig
-from albert.ground.errors import AlbertError
 from albert.model.from_pretrained import FromPretrained
 from albert.model.recompute import recomputed_sequence, seed_generators
 from albert.model.serialization import ConfigSerializable, register
@@ -79,10 +78,8 @@ class AlbertEmbeddings(keras.layers.Layer):
 
     def call(self, input_ids, segment_ids, training=None):
         seq_len = input_ids.shape[1]
-        if seq_len is not None and seq_len > self.config.max_position_embeddings:
-            raise AlbertError(
-                f"sequence length {seq_len} exceeds max_position_embeddings "
-                f"({self.config.max_position_embeddings}); use a max_seq_length of at most that")
+        if seq_len is not None:
+            self.config.check_sequence_length(seq_len, "sequence length", fix="; use a max_seq_length of at most that")
         seq_len = ops.shape(input_ids)[1]
         x = ops.take(self.word_embeddings, input_ids, axis=0)
         x = x + ops.take(self.token_type_embeddings, segment_ids, axis=0)

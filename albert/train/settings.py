@@ -1,5 +1,5 @@
-"""The settings every runner shares, typed, and the checks of a run's model files: no TensorFlow here, so a command
-line reports a mistake in a second, before TensorFlow starts.
+"""The settings every runner shares, typed: no TensorFlow here, so a command line reports a mistake in a second,
+before TensorFlow starts (the runners' checks of their model files: albert.jobs.preflight).
 
 `Runtime` is declared once, its fields with their flags' help texts; the runners' flags are generated from it and
 build it (albert.ground.settings_flags); the library takes it, never the flags. `LoopConfig`: the training loop's own
@@ -7,17 +7,9 @@ settings (albert.train.loop), made from a Runtime by albert.train.setup.loop_con
 """
 
 import dataclasses
-import os
 
 from albert.ground.settings_flags import SHARED, Settings, at_least, setting
-from albert.ground.validators import check_output_path
-from albert.config import AlbertConfig
 from albert.ground.errors import AlbertError
-from albert.ground.paths import is_remote
-from albert.model.sizing import check_weights_fit
-from albert.text.tokenization import load_sentencepiece
-from albert.text.wordpiece import load_vocab
-from albert.weights.formats import check_checkpoint_path
 
 PRECISIONS = ("fp32", "bf16", "fp16")
 STRATEGIES = ("one_device", "mirrored", "multi_worker", "tpu")
@@ -83,37 +75,3 @@ class Runtime(Settings):
     keep_checkpoint_max: int = setting(5, "Checkpoints kept.", check=at_least(1))
     gradient_accumulation_steps: int = setting(1, "Micro-batches per update (global batch = their sum).",
                                                check=at_least(1))
-
-
-def check_model_files(albert_config_file: str, max_seq_length: int, spm_model_file: str | None = None,
-                      vocab_file: str | None = None, init_checkpoint: str | None = None) -> AlbertConfig:
-    """A runner's model files, before any work: the config parses and fits `max_seq_length`, the tokenizer file
-    exists, loads and fits the config's vocab_size, and `init_checkpoint` exists and is whole. Returns the config."""
-    for name, path in (("albert_config_file", albert_config_file), ("spm_model_file", spm_model_file),
-                       ("vocab_file", vocab_file)):
-        if path and not is_remote(path) and not os.path.isfile(path):
-            raise AlbertError(f"{path}: --{name} " + ("is a directory; pass the file" if os.path.isdir(path) else
-                                                      "not found"))
-    config = AlbertConfig.from_json_file(albert_config_file)
-    check_weights_fit(config, albert_config_file)
-    if max_seq_length > config.max_position_embeddings:
-        raise AlbertError(f"--max_seq_length {max_seq_length} exceeds max_position_embeddings "
-                          f"({config.max_position_embeddings}) of {albert_config_file}")
-    if spm_model_file and not is_remote(spm_model_file):
-        pieces, path, name = load_sentencepiece(spm_model_file).get_piece_size(), spm_model_file, "spm_model_file"
-    elif vocab_file and not is_remote(vocab_file):
-        pieces, path, name = len(load_vocab(vocab_file)), vocab_file, "vocab_file"
-    else:
-        pieces = None
-    if pieces is not None and pieces > config.vocab_size:
-        raise AlbertError(f"{path}: --{name} has {pieces} pieces but vocab_size is {config.vocab_size} in "
-                          f"{albert_config_file}; pass the tokenizer of this model")
-    if init_checkpoint:
-        check_checkpoint_path(init_checkpoint, "--init_checkpoint")
-    return config
-
-
-def check_export_dir(export_dir: str | None, inputs: tuple):
-    """--export_dir is replaced whole: it must not be, or hold, an input of the run (its output_dir included)."""
-    if export_dir:
-        check_output_path("export_dir", export_dir.rstrip("/"), inputs, directory=True)

@@ -20,7 +20,6 @@ import os
 import re
 
 from albert.ground.errors import AlbertError
-from albert.hub.resolve import resolve
 from albert.ground.paths import is_remote
 from albert.ground.rundir import BEST_CHECKPOINT
 from albert.ground.textfiles import read_text, too_deep
@@ -241,23 +240,3 @@ def named_checkpoint(state: str) -> str:
                 named = value.strip().strip('"')
                 return named if os.path.isabs(named) else os.path.join(directory, named)
     raise AlbertError(f"{state}: names no checkpoint (no model_checkpoint_path line); pass a checkpoint prefix")
-
-
-def model_files(init_checkpoint: str | None, albert_config_file: str | None, spm_model_file: str | None,
-                vocab_file: str | None = None, hub_module: str | None = None) -> tuple:
-    """(init checkpoint, config file, SentencePiece model) of a run, each model reference resolved to local files
-    (albert.hub.resolve: a name, a hub handle or URL is downloaded once into the cache). The config and the
-    SentencePiece model are the given ones, else those of the model directory given as --init_checkpoint or, as in
-    the original, as --albert_hub_module_handle (which also supplies the weights when --init_checkpoint is not
-    given; with both, --init_checkpoint's weights are loaded)."""
-    init_checkpoint = resolve(init_checkpoint) if init_checkpoint else init_checkpoint
-    module = resolve(hub_module) if hub_module else None
-    if module is not None and directory_files(module) is None:
-        raise AlbertError(f"{hub_module}: --albert_hub_module_handle holds no model (a TF Hub module, a SavedModel "
-                          "or a model directory)")
-    found = default_model_files(module or init_checkpoint)
-    if not albert_config_file:
-        albert_config_file = found.get("config")
-    if not spm_model_file and not vocab_file:
-        spm_model_file = found.get("spm_model")
-    return init_checkpoint or module, albert_config_file, spm_model_file

@@ -1,0 +1,100 @@
+"""What a runner works out and checks before TensorFlow starts: its model files from a model reference (the
+original's --albert_hub_module_handle or --init_checkpoint naming a model directory), then that the config, the
+tokenizer and the checkpoint are there, whole and fit each other, and that an export can be written where it is asked
+for. Each check is one line naming the flag and the file (AlbertError)."""
+
+import os
+
+from albert.config import AlbertConfig
+from albert.data.features import boundaries
+from albert.export.options import check_onnx_export
+from albert.ground.errors import AlbertError
+from albert.ground.paths import is_remote
+from albert.ground.settings_flags import Flags
+from albert.ground.validators import check_output_path
+from albert.hub.resolve import resolve
+from albert.model.sizing import check_weights_fit
+from albert.text.tokenization import load_sentencepiece
+from albert.text.wordpiece import load_vocab
+from albert.weights.formats import check_checkpoint_path, default_model_files, directory_files
+
+
+def model_files(init_checkpoint: str | None, albert_config_file: str | None, spm_model_file: str | None,
+                vocab_file: str | None = None, hub_module: str | None = None) -> tuple:
+    """(init checkpoint, config file, SentencePiece model) of a run, each model reference resolved to local files
+    (albert.hub.resolve: a name, a hub handle or URL is downloaded once into the cache). The config and the
+    SentencePiece model are the given ones, else those of the model directory given as --init_checkpoint or, as in
+    the original, as --albert_hub_module_handle (which also supplies the weights when --init_checkpoint is not
+    given; with both, --init_checkpoint's weights are loaded)."""
+    init_checkpoint = resolve(init_checkpoint) if init_checkpoint else init_checkpoint
+    module = resolve(hub_module) if hub_module else None
+    if module is not None and directory_files(module) is None:
+        raise AlbertError(f"{hub_module}: --albert_hub_module_handle holds no model (a TF Hub module, a SavedModel "
+                          "or a model directory)")
+    found = default_model_files(module or init_checkpoint)
+    if not albert_config_file:
+        albert_config_file = found.get("config")
+    if not spm_model_file and not vocab_file:
+        spm_model_file = found.get("spm_model")
+    return init_checkpoint or module, albert_config_file, spm_model_file
+
+
+def settings_with_model_files(job: Flags, hub_module: str | None = None):
+    """A runner's settings, built from its flags once the model files are worked out (`model_files`): the three
+    settings a model reference supplies are overridden, the others are the flags'."""
+    fields = job.names
+    given = {name: job.value(name) if name in fields else None
+             for name in ("init_checkpoint", "albert_config_file", "spm_model_file", "vocab_file")}
+    init_checkpoint, albert_config_file, spm_model_file = model_files(
+        given["init_checkpoint"], given["albert_config_file"], given["spm_model_file"], given["vocab_file"],
+        hub_module)
+    overrides = {"init_checkpoint": init_checkpoint, "albert_config_file": albert_config_file}
+    if "spm_model_file" in fields:
+        overrides["spm_model_file"] = spm_model_file
+    return job.build(**overrides)
+
+
+def check_tokenizer_given(settings):
+    if not settings.spm_model_file and not settings.vocab_file:
+        raise AlbertError("--spm_model_file (SentencePiece) or --vocab_file (WordPiece) is required")
+
+
+def check_model_files(albert_config_file: str, max_seq_length: int, spm_model_file: str | None = None,
+                      vocab_file: str | None = None, init_checkpoint: str | None = None) -> AlbertConfig:
+    """A runner's model files, before any work: the config parses and fits `max_seq_length`, the tokenizer file
+    exists, loads and fits the config's vocab_size, and `init_checkpoint` exists and is whole. Returns the config."""
+    for name, path in (("albert_config_file", albert_config_file), ("spm_model_file", spm_model_file),
+                       ("vocab_file", vocab_file)):
+        if path and not is_remote(path) and not os.path.isfile(path):
+            raise AlbertError(f"{path}: --{name} " + ("is a directory; pass the file" if os.path.isdir(path) else
+                                                      "not found"))
+    config = AlbertConfig.from_json_file(albert_config_file)
+    check_weights_fit(config, albert_config_file)
+    config.check_sequence_length(max_seq_length, "--max_seq_length", albert_config_file)
+    if spm_model_file and not is_remote(spm_model_file):
+        pieces, path, name = load_sentencepiece(spm_model_file).get_piece_size(), spm_model_file, "spm_model_file"
+    elif vocab_file and not is_remote(vocab_file):
+        pieces, path, name = len(load_vocab(vocab_file)), vocab_file, "vocab_file"
+    else:
+        pieces = None
+    if pieces is not None and pieces > config.vocab_size:
+        raise AlbertError(f"{path}: --{name} has {pieces} pieces but vocab_size is {config.vocab_size} in "
+                          f"{albert_config_file}; pass the tokenizer of this model")
+    if init_checkpoint:
+        check_checkpoint_path(init_checkpoint, "--init_checkpoint")
+    return config
+
+
+def check_fine_tuning(settings, *inputs: str):
+    """What every fine-tuning runner checks once its own checks passed: the length buckets, the model files, the
+    ONNX export's extra, and that --export_dir is not, and does not hold, an input of the run (`inputs`: the run's
+    data besides its model files and output directory)."""
+    s = settings
+    vocab_file = getattr(s, "vocab_file", None)
+    boundaries(s.max_seq_length, s.length_buckets)  # a malformed value is one line here
+    check_model_files(s.albert_config_file, s.max_seq_length, s.spm_model_file, vocab_file, s.init_checkpoint)
+    check_onnx_export(s.onnx_export, s.export_dir)
+    if s.export_dir:
+        check_output_path("export_dir", s.export_dir.rstrip("/"), (s.output_dir, s.albert_config_file,
+                                                                   s.spm_model_file, vocab_file, s.init_checkpoint,
+                                                                   *inputs), directory=True)
