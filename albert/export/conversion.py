@@ -19,6 +19,7 @@ from safetensors.numpy import save_file
 from albert.ground.atomic import replacing_directory
 from albert.config import AlbertConfig
 from albert.ground.errors import AlbertError
+from albert.hub import huggingface_files
 from albert.model.loading import CLASSES
 from albert.model.sizing import check_weights_fit
 from albert.ground.rundir import BEST_CHECKPOINT
@@ -84,12 +85,12 @@ def write_huggingface(model, files: dict, directory: str, architecture: str | No
     config = huggingface.config_to_dict(encoder_of(model).config, architecture, labels, base,
                                         getattr(model, "dropout_prob", None))
     tensors = huggingface.state_dict(model, architecture)
-    save_file(tensors, os.path.join(directory, "model.safetensors"), metadata={"format": "pt"})
-    with open(os.path.join(directory, "config.json"), "w") as f:
+    save_file(tensors, os.path.join(directory, huggingface_files.WEIGHT_FILES[0]), metadata={"format": "pt"})
+    with open(os.path.join(directory, huggingface_files.CONFIG), "w") as f:
         f.write(json.dumps(config, indent=2, sort_keys=True) + "\n")
-    with open(os.path.join(directory, "tokenizer_config.json"), "w") as f:
+    with open(os.path.join(directory, huggingface_files.TOKENIZER_CONFIG), "w") as f:
         f.write(json.dumps(TOKENIZER_CONFIG, indent=2, sort_keys=True) + "\n")
-    shutil.copyfile(files["spm_model"], os.path.join(directory, "spiece.model"))
+    shutil.copyfile(files["spm_model"], os.path.join(directory, huggingface_files.SPM_MODEL))
 
 
 def convert(source: str, output: str, to: str, architecture: str | None = None,

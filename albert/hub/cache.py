@@ -22,7 +22,7 @@ from albert.hub import archives, download, endpoints
 def root() -> str:
     if os.environ.get("ALBERT_CACHE"):
         return os.environ["ALBERT_CACHE"]
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    base = endpoints.user_cache()
     return os.path.join(base, "albert")
 
 
@@ -46,8 +46,7 @@ def locked(target: str):
 
 
 def not_cached(reference: str, target: str) -> AlbertError:
-    return AlbertError(f"{reference}: not in the cache ({target}) and offline mode is on "
-                       f"({download.OFFLINE_SWITCH} or HF_HUB_OFFLINE=1); run once online to download it")
+    return AlbertError(endpoints.not_cached_offline(reference, f"the cache ({target})"))
 
 
 def fetched(reference: str, url: str, target: str, headers: dict | None = None, check=None,

@@ -12,11 +12,10 @@ import urllib.parse
 import urllib.request
 
 from albert.ground.errors import AlbertError
-from albert.hub.endpoints import token_variable
+from albert.hub.endpoints import OFFLINE_SWITCH, token_variable
 
 CHUNK = 1 << 20
 TIMEOUT = float(os.environ.get("ALBERT_DOWNLOAD_TIMEOUT", "60"))  # seconds without a byte before giving up
-OFFLINE_SWITCH = "ALBERT_OFFLINE=1"
 
 
 def progress_wanted() -> bool:

@@ -33,13 +33,17 @@ def huggingface() -> str:
     return os.environ.get("HF_ENDPOINT", "https://huggingface.co").rstrip("/")
 
 
+def user_cache() -> str:
+    """The user's cache folder: $XDG_CACHE_HOME, else ~/.cache (this project's cache and huggingface_hub's are in it)."""
+    return os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+
+
 def huggingface_cache() -> str:
     """huggingface_hub's cache, as it finds it (HF_HUB_CACHE, HF_HOME/hub, ~/.cache/huggingface/hub), read at each
     call: huggingface_hub reads these once, at import."""
     if os.environ.get("HF_HUB_CACHE"):
         return os.environ["HF_HUB_CACHE"]
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(os.environ.get("HF_HOME") or os.path.join(base, "huggingface"), "hub")
+    return os.path.join(os.environ.get("HF_HOME") or os.path.join(user_cache(), "huggingface"), "hub")
 
 
 def kaggle() -> str:
@@ -61,6 +65,16 @@ def kaggle_headers() -> dict:
     return {"Authorization": "Basic " + base64.b64encode(f"{user}:{key}".encode()).decode()}
 
 
+OFFLINE_SWITCH = "ALBERT_OFFLINE=1"
+
+
 def offline() -> bool:
     """This project's offline switch (ALBERT_OFFLINE=1), or Hugging Face's (HF_HUB_OFFLINE=1) for every hub."""
     return os.environ.get("ALBERT_OFFLINE") == "1" or os.environ.get("HF_HUB_OFFLINE") in ("1", "true", "True")
+
+
+def not_cached_offline(reference: str, where: str) -> str:
+    """The one message for a reference that offline mode keeps from being downloaded (`where`: the cache it is
+    not in)."""
+    return (f"{reference}: not in {where} and offline mode is on ({OFFLINE_SWITCH} or HF_HUB_OFFLINE=1); run once "
+            "online to download it")

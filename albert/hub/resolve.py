@@ -21,13 +21,10 @@ import re
 import urllib.parse
 
 from albert.ground.errors import AlbertError
-from albert.hub import archives, cache, download, endpoints, names
+from albert.hub import archives, cache, download, endpoints, huggingface_files, names
 from albert.ground.paths import is_remote
 
-HF_FILES = ["config.json", "spiece.model", "tokenizer_config.json"]
-HF_WEIGHTS = (["model.safetensors", "model.safetensors.index.json", "model-*.safetensors"],  # preferred
-              ["pytorch_model.bin", "pytorch_model.bin.index.json", "pytorch_model-*.bin"],  # read without PyTorch
-              ["tf_model.h5"])  # transformers 4's TensorFlow classes
+HF_FILES, HF_WEIGHTS = huggingface_files.download_patterns()
 _HF_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+(@[\w./-]+)?$")
 
 
@@ -120,8 +117,7 @@ def huggingface(repo: str) -> str:
         raise AlbertError(f"{repo}: the repo has no revision {revision!r}; pass a branch, tag or commit") from None
     except hf_errors.LocalEntryNotFoundError:
         if endpoints.offline():
-            raise AlbertError(f"{repo}: not in the Hugging Face cache and offline mode is on (HF_HUB_OFFLINE=1 or "
-                              "ALBERT_OFFLINE=1); run once online to download it") from None
+            raise AlbertError(endpoints.not_cached_offline(repo, "the Hugging Face cache")) from None
         raise AlbertError(f"{urllib.parse.urlsplit(endpoint).netloc}: cannot be reached for {repo}; to use only "
                           "what is cached, set HF_HUB_OFFLINE=1") from None
     except hf_errors.HfHubHTTPError as e:

@@ -5,6 +5,8 @@ for. Each check is one line naming the flag and the file (AlbertError)."""
 
 import os
 
+from absl import flags
+
 from albert.config import AlbertConfig
 from albert.data.features import boundaries
 from albert.export.options import check_onnx_export
@@ -39,11 +41,11 @@ def model_files(init_checkpoint: str | None, albert_config_file: str | None, spm
     return init_checkpoint or module, albert_config_file, spm_model_file
 
 
-def settings_with_model_files(job: Flags, hub_module: str | None = None):
-    """A runner's settings, built from its flags once the model files are worked out (`model_files`): the three
-    settings a model reference supplies are overridden, the others are the flags'."""
+def settings_with_model_files(job: Flags, hub_module: str | None = None, values=flags.FLAGS):
+    """A runner's settings, built from its parsed flags once the model files are worked out (`model_files`): the
+    three settings a model reference supplies are overridden, the others are the flags'."""
     fields = job.names
-    given = {name: job.value(name) if name in fields else None
+    given = {name: job.value(name, values) if name in fields else None
              for name in ("init_checkpoint", "albert_config_file", "spm_model_file", "vocab_file")}
     init_checkpoint, albert_config_file, spm_model_file = model_files(
         given["init_checkpoint"], given["albert_config_file"], given["spm_model_file"], given["vocab_file"],
@@ -51,7 +53,7 @@ def settings_with_model_files(job: Flags, hub_module: str | None = None):
     overrides = {"init_checkpoint": init_checkpoint, "albert_config_file": albert_config_file}
     if "spm_model_file" in fields:
         overrides["spm_model_file"] = spm_model_file
-    return job.build(**overrides)
+    return job.build(values, **overrides)
 
 
 def check_tokenizer_given(settings):

@@ -20,6 +20,7 @@ import os
 import re
 
 from albert.ground.errors import AlbertError
+from albert.hub import huggingface_files
 from albert.ground.paths import is_remote
 from albert.ground.rundir import BEST_CHECKPOINT
 from albert.ground.textfiles import read_text, too_deep
@@ -56,10 +57,10 @@ def directory_format(directory: str) -> str | None:
     "hub_export" for our export_to_tfhub.py output, "release" for one with albert_config.json."""
     if is_remote(directory) or not os.path.isdir(directory):
         return None
-    config = os.path.join(directory, "config.json")
+    config = os.path.join(directory, huggingface_files.CONFIG)
     if os.path.isfile(config):
         try:
-            kind = config_format(json.loads(read_text(config, "config.json")))
+            kind = config_format(json.loads(read_text(config, huggingface_files.CONFIG)))
         except json.JSONDecodeError:
             return None
         except RecursionError:
@@ -102,7 +103,7 @@ def directory_files(directory: str) -> dict | None:
         return None
     if kind in SPM_FILES:
         spm = os.path.join(directory, SPM_FILES[kind])
-        return {"format": kind, "config": os.path.join(directory, "config.json"),
+        return {"format": kind, "config": os.path.join(directory, huggingface_files.CONFIG),
                 "spm_model": spm if os.path.isfile(spm) else None, "weights": directory}
     if kind == "hub_export":  # the MLM model holds every weight of the pretraining model but the SOP head
         inner = os.path.join(directory, "mlm")
@@ -171,7 +172,7 @@ def _read_bytes(path: str) -> bytes:
         return f.read()
 
 
-SPM_FILES = {"huggingface": "spiece.model", "keras_hub": os.path.join("assets", "tokenizer", "vocabulary.spm")}
+SPM_FILES = {"huggingface": huggingface_files.SPM_MODEL, "keras_hub": os.path.join("assets", "tokenizer", "vocabulary.spm")}
 
 
 def default_model_files(init_checkpoint: str | None) -> dict:

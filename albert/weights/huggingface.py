@@ -14,6 +14,7 @@ import re
 import numpy as np
 
 from albert.ground.errors import AlbertError
+from albert.hub import huggingface_files
 from albert.ground.textfiles import load_config
 from albert.weights import torch_pickle
 from albert.weights.keras_hub import read_h5
@@ -185,8 +186,7 @@ def _convert(value: np.ndarray, layout: str) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------------------------------- files
-# Preferred first; each may be sharded through an index. tf_model.h5 is transformers 4's TensorFlow classes' file.
-WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin", "tf_model.h5")
+WEIGHT_FILES = huggingface_files.WEIGHT_FILES
 
 
 def weight_files(directory: str) -> list:
@@ -271,21 +271,21 @@ def _from_tensorflow(tensors: dict, path: str) -> dict:
 
 
 def read_config(directory: str) -> dict:
-    return load_config(os.path.join(directory, "config.json"))
+    return load_config(os.path.join(directory, huggingface_files.CONFIG))
 
 
 class HuggingFaceTensors:
     """A Hugging Face directory (or its model.safetensors / pytorch_model.bin) seen as original names, for
     `load_tensors`."""
 
-    config_name = "config.json"
+    config_name = huggingface_files.CONFIG
     optional = ("bert/pooler/",)  # AlbertForMaskedLM / AlbertForQuestionAnswering have no pooler
 
     def __init__(self, path: str, config):
         directory = path if os.path.isdir(path) else os.path.dirname(path) or "."
         files = weight_files(directory) if os.path.isdir(path) else [path]
         self.path = files[0] if len(files) == 1 else directory
-        values = read_config(directory) if os.path.isfile(os.path.join(directory, "config.json")) else {}
+        values = read_config(directory) if os.path.isfile(os.path.join(directory, huggingface_files.CONFIG)) else {}
         self.architecture = architecture_of(values)
         tensors = {}
         for file in files:
