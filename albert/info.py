@@ -9,6 +9,7 @@ import sys
 
 from albert.ground.cli import ArgumentParser
 from albert.config import PRESETS, AlbertConfig
+from albert.train.settings import PRECISIONS
 from albert.ground.errors import AlbertError
 from albert.model.sizing import batch_table, report
 
@@ -22,7 +23,7 @@ def main(argv=None) -> int:
                         help="the largest training batch of base/large/xlarge/xxlarge (v2) at --seq_length")
     parser.add_argument("--batch_size", type=int, default=8)
     parser.add_argument("--seq_length", type=int, default=512)
-    parser.add_argument("--precision", choices=("fp32", "bf16", "fp16"), default="fp32")
+    parser.add_argument("--precision", choices=PRECISIONS, default="fp32")
     args = parser.parse_args(argv)
     if args.batch_table:
         if not 1 <= args.seq_length <= 512:

@@ -293,3 +293,19 @@ def test_tfhub_cache_dir_is_shared_with_tensorflow_hub(tmp_path):
     assert got["ours"] == got["theirs"]
     assert got["ours"].startswith(str(tmp_path / "tfhub"))
     assert os.path.isfile(got["ours"] + ".descriptor")
+
+
+def test_the_model_names_are_one_literal_table_and_the_docs_list_it():
+    """44 names, each written once in albert/hub/names.py (a maintainer greps `albert_base_v2` and finds its row),
+    and docs/weights.md holds exactly that table."""
+    from albert.hub import names
+
+    assert len(names.TABLE) == len(names.NAMES) == 44  # 4 sizes x (2 tarballs, zh, 4 TF1 Hub, TF2, keras-hub, 2 HF)
+    with open(os.path.join(ROOT, "albert", "hub", "names.py"), encoding="utf-8") as f:
+        source = f.read()
+    assert all(source.count(f'("{name}", ') == 1 for name in names.NAMES)
+    assert names.NAMES["albert_base_v2"] == "https://storage.googleapis.com/albert_models/albert_base_v2.tar.gz"
+    assert names.NAMES["albert_xxlarge"] == "https://tfhub.dev/google/albert_xxlarge/3"
+    assert names.FAMILIES["albert_en_large"] == "model_garden"
+    with open(os.path.join(ROOT, "docs", "weights.md"), encoding="utf-8") as f:
+        assert names.markdown() in f.read()

@@ -10,16 +10,16 @@ from albert.ground.errors import AlbertError
 from albert.model.sizing import forward_flops_per_token
 from albert.train.distribute import create_strategy
 from albert.train.loop import Trainer
-from albert.train.settings import LoopConfig
+from albert.train.settings import PRECISIONS, LoopConfig
 from albert.train.settings import Runtime
 
-PRECISION_POLICIES = {"fp32": "float32", "bf16": "mixed_bfloat16", "fp16": "mixed_float16"}
+PRECISION_POLICIES = dict(zip(PRECISIONS, ("float32", "mixed_bfloat16", "mixed_float16")))  # Keras' policy names
 
 
 def set_precision(mixed_precision: str):
     """Set the Keras dtype policy before any model is built: fp32, bf16 or fp16."""
     if mixed_precision not in PRECISION_POLICIES:
-        raise AlbertError(f"--mixed_precision {mixed_precision!r} is unknown; use fp32, bf16 or fp16")
+        raise AlbertError(f"--mixed_precision {mixed_precision!r} is unknown; use one of {', '.join(PRECISIONS)}")
     keras.mixed_precision.set_global_policy(PRECISION_POLICIES[mixed_precision])
 
 
