@@ -30,14 +30,15 @@ COMMANDS = {
 
 
 def helpfull(command: str) -> str:
-    """The command's help as a user sees it in an 80-column pipe (absl wraps at 80 when stdout is not a terminal)."""
+    """The command's help as a user sees it in an 80-column pipe (absl wraps at 80 when stdout is not a terminal),
+    the repository's path left out (absl heads a `python -m` module's flags with its file's absolute path)."""
     argv, flag = COMMANDS[command]
     env = dict(os.environ, PYTHONPATH=ROOT, COLUMNS="80")
     result = subprocess.run([sys.executable, *argv, flag], capture_output=True, text=True, cwd=ROOT, env=env,
                             timeout=120)
     if result.returncode != 0:
         raise RuntimeError(f"{command} {flag}: exit {result.returncode}\n{result.stderr[-2000:]}")
-    return result.stdout
+    return result.stdout.replace(ROOT + os.sep, "")
 
 
 def golden_path(command: str) -> str:
