@@ -56,8 +56,8 @@ def test_a_module_without_its_config_is_read_from_its_graph(tmp_path):
     shutil.copytree(os.path.join(TF1, "module"), module)
     os.remove(module / "assets" / "albert_config.json")
     files = directory_files(str(module))
-    assert files["config"].endswith("saved_model.pb")
-    inferred = AlbertConfig.from_json_file(files["config"])
+    assert files.config.endswith("saved_model.pb") and files.layout == "tf1_hub"
+    inferred = AlbertConfig.from_json_file(files.config)
     recorded = AlbertConfig.from_json_file(os.path.join(TF1, "module", "assets", "albert_config.json"))
     assert inferred.to_dict() | {k: v for k, v in recorded.extra.items()} == recorded.to_dict() | {
         "initializer_range": inferred.initializer_range}

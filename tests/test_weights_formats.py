@@ -5,11 +5,13 @@ keras-hub."""
 
 import json
 import os
+import shutil
 
 import numpy as np
 import pytest
 
-from tests.helpers import ROOT, golden
+from albert.ground.errors import AlbertError
+from tests.helpers import ROOT, WEIGHT_FIXTURES, golden
 
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "weights")
 HF_CASES = {"hf_model": "AlbertEncoder", "hf_model_e_eq_h": "AlbertEncoder", "hf_pretraining": "AlbertPretrainer",
@@ -193,3 +195,28 @@ def test_older_huggingface_files_with_tied_copies_and_buffers(tmp_path):
     with pytest.raises(AlbertError, match=r"predictions.decoder.bias differs from predictions.bias: an untied MLM "
                                           r"decoder, which ALBERT does not have"):
         albert.load_weights(model, str(source))
+
+
+def test_a_model_directory_is_described_once_in_one_shape(tmp_path):
+    """albert.weights.formats: the lenient description (directory_files) and the checked one (read_model_directory)
+    are one ModelDirectory; the checked one adds what only a whole directory can say."""
+    from albert.weights.formats import ModelDirectory, directory_files, read_model_directory
+
+    directory = os.path.join(WEIGHT_FIXTURES, "hf_classifier")
+    found, read = directory_files(directory), read_model_directory(directory)
+    assert isinstance(found, ModelDirectory) and found == read
+    assert (read.layout, read.format, read.weights, read.spm_model, read.config) == (
+        "huggingface", "huggingface", directory, os.path.join(directory, "spiece.model"),
+        os.path.join(directory, "config.json"))
+    release = tmp_path / "release"
+    shutil.copytree(os.path.join(ROOT, "tests", "fixtures", "e_lt_h_shared"), release)
+    shutil.copy(os.path.join(directory, "spiece.model"), release / "30k-clean.model")
+    found = directory_files(str(release))
+    assert (found.layout, found.format, found.weights) == ("release", None, str(release))
+    read = read_model_directory(str(release), checkpoint_name="model.ckpt")
+    assert (read.format, read.weights, read.spm_model) == ("original", str(release / "model.ckpt"),
+                                                           str(release / "30k-clean.model"))
+    assert read_model_directory(str(release)) == read  # a tarball's one named checkpoint, when no model.ckpt-best
+    with pytest.raises(AlbertError, match=r"model.ckpt-9.index: checkpoint not found; pass checkpoint_name= "
+                                          r"\(found: model.ckpt\)$"):
+        read_model_directory(str(release), checkpoint_name="model.ckpt-9")

@@ -24,7 +24,8 @@ from albert.model.loading import CLASSES
 from albert.model.sizing import check_weights_fit
 from albert.ground.rundir import BEST_CHECKPOINT
 from albert.weights import huggingface, keras_hub
-from albert.weights.loader import check_vocabulary, load_weights, model_class_for, model_directory_files
+from albert.weights.formats import check_vocabulary, read_model_directory
+from albert.weights.loader import load_weights, model_class_for
 from albert.weights.original import encoder_of
 from albert.weights.tf_checkpoints import save_original_checkpoint
 
@@ -37,8 +38,8 @@ TOKENIZER_CONFIG = {"tokenizer_class": "AlbertTokenizer", "do_lower_case": True,
 
 def build_model(files: dict, architecture: str | None = None):
     """(model, LoadReport, Hugging Face architecture or None) of a model directory's weights."""
-    config = AlbertConfig.from_json_file(files["config"])
-    check_weights_fit(config, files["config"])
+    config = AlbertConfig.from_json_file(files.config)
+    check_weights_fit(config, files.config)
     check_vocabulary(files, config)
     if architecture is not None:
         if architecture not in huggingface.ARCHITECTURES:
@@ -49,15 +50,15 @@ def build_model(files: dict, architecture: str | None = None):
         model_class, arguments, architecture = model_class_for(files)
     keras.mixed_precision.set_global_policy("float32")
     model = MODEL_CLASSES[model_class](config, **arguments)
-    return model, load_weights(model, files["checkpoint"], kind=files["format"]), architecture
+    return model, load_weights(model, files.weights, kind=files.format), architecture
 
 
 def _num_labels(files: dict) -> int:
-    if files["format"] == "huggingface":
-        return huggingface.num_labels(huggingface.read_config(files["checkpoint"]))
-    if files["format"] == "keras_hub":
-        return keras_hub.task_of(files["checkpoint"])[1] or 2
-    for name, shape in tf.train.load_checkpoint(files["checkpoint"]).get_variable_to_shape_map().items():
+    if files.format == "huggingface":
+        return huggingface.num_labels(huggingface.read_config(files.weights))
+    if files.format == "keras_hub":
+        return keras_hub.task_of(files.weights)[1] or 2
+    for name, shape in tf.train.load_checkpoint(files.weights).get_variable_to_shape_map().items():
         if name == "output_weights" or name.startswith("model/classifier_head/output_weights/"):
             return shape[0]
     return 2
@@ -66,9 +67,9 @@ def _num_labels(files: dict) -> int:
 def write_release(model, files: dict, directory: str):
     """albert_config.json, 30k-clean.model (and .vocab when there is one), model.ckpt-best (original names)."""
     encoder_of(model).config.to_json_file(os.path.join(directory, "albert_config.json"))
-    shutil.copyfile(files["spm_model"], os.path.join(directory, "30k-clean.model"))
-    if files.get("spm_vocab"):
-        shutil.copyfile(files["spm_vocab"], os.path.join(directory, "30k-clean.vocab"))
+    shutil.copyfile(files.spm_model, os.path.join(directory, "30k-clean.model"))
+    if files.spm_vocab:
+        shutil.copyfile(files.spm_vocab, os.path.join(directory, "30k-clean.vocab"))
     save_original_checkpoint(model, os.path.join(directory, BEST_CHECKPOINT))
 
 
@@ -80,7 +81,7 @@ def write_huggingface(model, files: dict, directory: str, architecture: str | No
     if architecture is None:
         raise AlbertError(f"{kind} has no Hugging Face class (transformers has no SQuAD 2.0 answer-class head); "
                           "convert it --to=release, or pick --architecture AlbertModel for its encoder")
-    base = huggingface.read_config(files["checkpoint"]) if files["format"] == "huggingface" else None
+    base = huggingface.read_config(files.weights) if files.format == "huggingface" else None
     labels = getattr(model, "num_labels", None)
     config = huggingface.config_to_dict(encoder_of(model).config, architecture, labels, base,
                                         getattr(model, "dropout_prob", None))
@@ -90,7 +91,7 @@ def write_huggingface(model, files: dict, directory: str, architecture: str | No
         f.write(json.dumps(config, indent=2, sort_keys=True) + "\n")
     with open(os.path.join(directory, huggingface_files.TOKENIZER_CONFIG), "w") as f:
         f.write(json.dumps(TOKENIZER_CONFIG, indent=2, sort_keys=True) + "\n")
-    shutil.copyfile(files["spm_model"], os.path.join(directory, huggingface_files.SPM_MODEL))
+    shutil.copyfile(files.spm_model, os.path.join(directory, huggingface_files.SPM_MODEL))
 
 
 def convert(source: str, output: str, to: str, architecture: str | None = None,
@@ -98,7 +99,7 @@ def convert(source: str, output: str, to: str, architecture: str | None = None,
     """Convert the model directory `source` into `output` (layout `to`); returns the LoadReport."""
     if os.path.abspath(output) == os.path.abspath(source):
         raise AlbertError(f"--output {output} is --input: write the conversion to another directory")
-    files = model_directory_files(source, checkpoint_name, spm_model_file, names=NAMES)
+    files = read_model_directory(source, checkpoint_name, spm_model_file, names=NAMES)
     model, report, source_architecture = build_model(files, architecture)
     with replacing_directory(output) as tmp:
         if to == "release":

@@ -33,7 +33,9 @@ from albert.model.preprocessor import DEFAULT_SEQ_LENGTH
 from albert.model.serialization import float32_copy
 from albert.model.task_models import AlbertPretrainer
 from albert.text.graph_tokenizer import InGraphTokenizer
-from albert.weights.loader import check_vocabulary, load_weights, model_directory_files
+from albert.export.options import MODEL_DIRECTORY_FLAGS
+from albert.weights.formats import check_vocabulary, read_model_directory
+from albert.weights.loader import load_weights
 from albert.weights.tf_checkpoints import checkpoint_step, save_original_checkpoint
 
 
@@ -139,18 +141,18 @@ class HubLayer(keras.layers.TFSMLayer):
 
 
 def load_pretrainer(files: dict):
-    """The AlbertPretrainer (float32) of a model directory (`albert.weights.loader.model_directory_files`: release
+    """The AlbertPretrainer (float32) of a model directory (`albert.weights.formats.read_model_directory`: release
     layout, Hugging Face or keras-hub), every weight -- MLM and SOP heads included -- read from its weights; the
     config must match the SentencePiece model."""
-    config = AlbertConfig.from_json_file(files["config"])
+    config = AlbertConfig.from_json_file(files.config)
     check_vocabulary(files, config)
     keras.mixed_precision.set_global_policy("float32")
     model = AlbertPretrainer(config)
-    path = files["checkpoint"]
+    path = files.weights
     try:
-        report = load_weights(model, path, kind=files["format"])
+        report = load_weights(model, path, kind=files.format)
     except AlbertError as e:
-        if files["format"] != "ours":
+        if files.format != "ours":
             raise
         raise AlbertError(f"{path}: does not hold this pretraining model ({str(e)[:160]}); use the "
                           "albert_config.json it was trained with and a pretraining checkpoint") from None
@@ -167,43 +169,43 @@ def export_hub_models(albert_directory: str, export_path: str, checkpoint_name: 
                       tflite_length: str = "default") -> str:
     """export_to_tfhub.py: a model directory (release layout, Hugging Face, keras-hub) as export_path/encoder (with
     its model.tflite), export_path/preprocessor and export_path/mlm, written whole or not at all."""
-    files = model_directory_files(albert_directory, checkpoint_name, spm_model_file)
+    files = read_model_directory(albert_directory, checkpoint_name, spm_model_file, MODEL_DIRECTORY_FLAGS)
     model, config = load_pretrainer(files)
     seq_length = seq_length or min(DEFAULT_SEQ_LENGTH, config.max_position_embeddings)
-    config.check_sequence_length(seq_length, "--seq_length", files["config"])
+    config.check_sequence_length(seq_length, "--seq_length", files.config)
     out = export_path.rstrip("/")
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     with replacing_directory(out) as tmp:
         config.to_json_file(os.path.join(tmp, "albert_config.json"))  # the original's format, whatever the input's
         assets = {"albert_config.json": os.path.join(tmp, "albert_config.json"),
-                  os.path.basename(files["spm_model"]): files["spm_model"]}
-        if files["spm_vocab"]:
-            assets[os.path.basename(files["spm_vocab"])] = files["spm_vocab"]
+                  os.path.basename(files.spm_model): files.spm_model}
+        if files.spm_vocab:
+            assets[os.path.basename(files.spm_vocab)] = files.spm_vocab
         bounds = boundaries(seq_length, length_buckets)
         export_encoder(model.encoder, os.path.join(tmp, "encoder"), assets)
         lite_length = file_length(seq_length, bounds, tflite_length, runtime_fixed=True)
         described = describe(tflite_metadata, "ALBERT encoder", "ALBERT (pretrained, not fine-tuned): [CLS] text "
                              "[SEP] -> pooled_output (the [CLS] position through the pooler: the text's embedding) "
-                             "and sequence_output (one vector per token).", files["spm_model"], None, do_lower_case,
+                             "and sequence_output (one vector per token).", files.spm_model, None, do_lower_case,
                              outputs={"pooled_output": "The text's embedding: [CLS] through the pooler (dense, tanh).",
                                       "sequence_output": "A vector per token."})
         lite = export_tflite(model.encoder, os.path.join(tmp, "encoder", "model.tflite"), HUB_INPUTS, lite_length,
                              ("pooled_output", "sequence_output"), quantization, input_map=encoder_inputs,
                              described=described)
         export_encoder(model.encoder, os.path.join(tmp, "mlm"), assets, mlm_model=model)
-        export_preprocessor(files["spm_model"], do_lower_case, os.path.join(tmp, "preprocessor"), seq_length, bounds)
+        export_preprocessor(files.spm_model, do_lower_case, os.path.join(tmp, "preprocessor"), seq_length, bounds)
         os.remove(os.path.join(tmp, "albert_config.json"))
     length = f"length {seq_length}" if lite_length else f"any length up to {seq_length}"
     return (f"exported {out}/encoder (and encoder/model.tflite, {lite['bytes']:,} bytes, {length}), "
-            f"{out}/preprocessor and {out}/mlm from {files['checkpoint']}")
+            f"{out}/preprocessor and {out}/mlm from {files.weights}")
 
 
 def export_release_checkpoint(albert_directory: str, export_path: str, checkpoint_name: str,
                               spm_model_file: str | None) -> str:
     """export_checkpoints.py: the pretraining model of a model directory re-saved under the original TF1 names,
     without optimizer slots (the encoder, the MLM and sentence-order heads and global_step)."""
-    files = model_directory_files(albert_directory, checkpoint_name, spm_model_file)
+    files = read_model_directory(albert_directory, checkpoint_name, spm_model_file, MODEL_DIRECTORY_FLAGS)
     model, _ = load_pretrainer(files)
-    step = checkpoint_step(files["checkpoint"]) if files["format"] in ("original", "ours") else None
+    step = checkpoint_step(files.weights) if files.format in ("original", "ours") else None
     path = save_original_checkpoint(model, export_path, global_step=step)
-    return f"wrote {path} (original names, no optimizer slots) from {files['checkpoint']}"
+    return f"wrote {path} (original names, no optimizer slots) from {files.weights}"

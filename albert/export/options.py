@@ -55,6 +55,12 @@ def check_onnx_export(choice: str, export_dir: str | None):
         extras.require("onnx", f"--onnx_export={choice}", "pass --onnx_export=none")
 
 
+# How the errors of albert.weights.formats.describe name the three settings below (export_to_tfhub.py's and
+# export_checkpoints.py's flags).
+MODEL_DIRECTORY_FLAGS = {"directory": "--albert_directory", "checkpoint": "--checkpoint_name",
+                         "spm": "--spm_model_file"}
+
+
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class ModelDirectory(Settings):
     """A model directory laid out as the released tarballs, or any model reference (export_to_tfhub.py,

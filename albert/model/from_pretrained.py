@@ -2,7 +2,7 @@
 and its preprocessor attached.
 
 The reference is resolved to local files (albert.hub.resolve: names, Hugging Face ids, TF Hub handles, URLs,
-archives, directories), the files of a model directory found once (albert.weights.loader.model_directory_files),
+archives, directories), the model directory described once (albert.weights.formats.read_model_directory),
 the weights loaded in whatever format they are (albert.weights.loader.load_weights: task heads the checkpoint lacks
 stay freshly initialised and are reported), and an AlbertPreprocessor attached, so the model takes raw strings
 (albert.model.text_inputs).
@@ -16,7 +16,8 @@ from albert.hub.resolve import resolve
 from albert.model.preprocessor import DEFAULT_SEQ_LENGTH, AlbertPreprocessor
 from albert.model.sizing import check_weights_fit
 from albert.ground.rundir import BEST_CHECKPOINT
-from albert.weights.loader import check_vocabulary, load_weights, model_directory_files
+from albert.weights.formats import check_vocabulary, read_model_directory
+from albert.weights.loader import load_weights
 
 log = logging.getLogger("albert")
 
@@ -37,22 +38,21 @@ class FromPretrained:
         `arguments` go to the constructor (e.g. `num_labels=2`). What the weights lack -- a task head -- stays freshly
         initialised and is listed in `model.load_report.missing` (and logged). `seq_length` defaults to 128 (at
         most max_position_embeddings); `do_lower_case` must match the model (True for every released model)."""
-        files = model_directory_files(resolve(directory), checkpoint_name, spm_model_file, names={
-            "directory": "the model directory", "checkpoint": "checkpoint_name=", "spm": "spm_model_file="})
-        config = AlbertConfig.from_json_file(files["config"])
-        check_weights_fit(config, files["config"])
+        files = read_model_directory(resolve(directory), checkpoint_name, spm_model_file)
+        config = AlbertConfig.from_json_file(files.config)
+        check_weights_fit(config, files.config)
         check_vocabulary(files, config)
         if seq_length is None:
             seq_length = min(DEFAULT_SEQ_LENGTH, config.max_position_embeddings)
         if not 3 <= seq_length <= config.max_position_embeddings:
             raise AlbertError(f"{cls.__name__}.from_pretrained: seq_length {seq_length} must be in [3, "
-                              f"max_position_embeddings = {config.max_position_embeddings}] of {files['config']}")
+                              f"max_position_embeddings = {config.max_position_embeddings}] of {files.config}")
         model = cls(config, **arguments)
-        model.load_report = load_weights(model, files["checkpoint"], kind=files["format"])
+        model.load_report = load_weights(model, files.weights, kind=files.format)
         if model.load_report.missing:
-            log.warning("%s: freshly initialised (not in %s): %s", cls.__name__, files["checkpoint"],
+            log.warning("%s: freshly initialised (not in %s): %s", cls.__name__, files.weights,
                         ", ".join(model.load_report.missing))
-        model.preprocessor = AlbertPreprocessor(files["spm_model"], seq_length=seq_length,
+        model.preprocessor = AlbertPreprocessor(files.spm_model, seq_length=seq_length,
                                                 do_lower_case=do_lower_case, name="preprocessor")
         return model
 

@@ -9,12 +9,22 @@
     huggingface   a Hugging Face directory (config.json + model.safetensors + spiece.model) or its .safetensors
     keras_hub     a keras-hub preset directory (config.json + model.weights.h5 [+ task.weights.h5] + assets)
 
-A model directory is one of the layouts in `DIRECTORY_KINDS`; `directory_files` says, once, which files of it are
-the config, the SentencePiece model and the weights. The other formats translate their names to the original ones
+A model directory is one of these layouts, recognised in this order (the first file that says so wins):
+
+    huggingface   config.json with model_type albert, model.safetensors, spiece.model
+    keras_hub     config.json of a keras-hub AlbertBackbone, model.weights.h5, assets/tokenizer/vocabulary.spm
+    tf1_hub       a TF1 Hub module: tfhub_module.pb, saved_model.pb, variables/, assets/ (the original's export)
+    saved_model   a TF2 SavedModel with variables/: a Model Garden hub encoder or one of our exports
+    hub_export    our export_to_tfhub.py output: encoder/, mlm/, preprocessor/
+    release       albert_config.json, the SentencePiece .model, a checkpoint (the released tarballs)
+
+This module describes a model directory once, in one shape (`ModelDirectory`): `directory_files` from its files
+alone, `read_model_directory` with every file checked to be there and whole (what the loader and the exporters read). The other formats translate their names to the original ones
 (one declarative table per format), so every weight enters a model through `albert.weights.loader.load_tensors`.
 This module imports no TensorFlow: the command lines use it to check their flags before TensorFlow starts.
 """
 
+import dataclasses
 import json
 import os
 import re
@@ -28,17 +38,28 @@ from albert.weights import model_garden, tf1_hub
 from albert.weights.bundle_index import is_object_based, shard_sizes
 from albert.weights.object_graph import checkpoint_names
 from albert.ground.wire import WireError
+from albert.text.tokenization import load_sentencepiece, vocab_beside
+from albert.weights.huggingface import weight_files
 
-# Model directory layouts, in the order they are recognised (the first file that says so wins).
-DIRECTORY_KINDS = {
-    "huggingface": "config.json with model_type albert, model.safetensors, spiece.model",
-    "keras_hub": "config.json of a keras-hub AlbertBackbone, model.weights.h5, assets/tokenizer/vocabulary.spm",
-    "tf1_hub": "a TF1 Hub module: tfhub_module.pb, saved_model.pb, variables/, assets/ (the original's export)",
-    "saved_model": "a TF2 SavedModel with variables/: a Model Garden hub encoder or one of our exports",
-    "hub_export": "our export_to_tfhub.py output: encoder/, mlm/, preprocessor/",
-    "release": "albert_config.json, the SentencePiece .model, a checkpoint (the released tarballs)",
-}
 SAVED_MODEL_VARIABLES = os.path.join("variables", "variables")
+SPM_FILES = {"huggingface": huggingface_files.SPM_MODEL, "keras_hub": os.path.join("assets", "tokenizer", "vocabulary.spm")}
+
+
+@dataclasses.dataclass(frozen=True)
+class ModelDirectory:
+    """What a model directory holds, found in one pass over its files: its `layout` (the module's list), the `config`
+    file AlbertConfig.from_json_file reads (a JSON config, or the keras_metadata.pb / saved_model.pb that holds it),
+    its SentencePiece model (and the .vocab beside it), the `weights` the loader reads (the directory for Hugging
+    Face / keras-hub, a checkpoint prefix otherwise) and their `format` (detect_format's; None until `read_model_directory`
+    has checked the weights, except for Hugging Face and keras-hub, whose layout is their format)."""
+
+    path: str
+    layout: str
+    config: str
+    spm_model: str | None
+    weights: str
+    spm_vocab: str | None = None
+    format: str | None = None
 
 
 def config_format(values) -> str:
@@ -52,7 +73,7 @@ def config_format(values) -> str:
 
 
 def directory_format(directory: str) -> str | None:
-    """The `DIRECTORY_KINDS` key of a model directory, else None: "huggingface" / "keras_hub" for a directory whose
+    """The layout of a model directory (the module's list), else None: "huggingface" / "keras_hub" for a directory whose
     config.json says so, "tf1_hub" for one with tfhub_module.pb, "saved_model" for a SavedModel with variables,
     "hub_export" for our export_to_tfhub.py output, "release" for one with albert_config.json."""
     if is_remote(directory) or not os.path.isdir(directory):
@@ -92,34 +113,109 @@ def _one_model(directory: str) -> str | None:
     return None
 
 
-def directory_files(directory: str) -> dict | None:
-    """{format (a DIRECTORY_KINDS key), config, spm_model (or None), weights} of a model directory, decided once from
-    its files; None for a directory of no known layout. `weights` is what the loader reads: the directory for
-    Hugging Face / keras-hub, the checkpoint prefix of a SavedModel or TF1 Hub module, the directory (its
-    `checkpoint` file or checkpoint) for the release layout. `config` is the file AlbertConfig.from_json_file
-    reads: a JSON config, or the keras_metadata.pb / saved_model.pb that holds it."""
+def directory_files(directory: str) -> ModelDirectory | None:
+    """The ModelDirectory of a directory of a known layout, found from its files alone (nothing checked to be whole:
+    `read_model_directory` does that), else None."""
     kind = directory_format(directory)
     if kind is None:
         return None
     if kind in SPM_FILES:
         spm = os.path.join(directory, SPM_FILES[kind])
-        return {"format": kind, "config": os.path.join(directory, huggingface_files.CONFIG),
-                "spm_model": spm if os.path.isfile(spm) else None, "weights": directory}
+        return ModelDirectory(directory, kind, os.path.join(directory, huggingface_files.CONFIG),
+                              spm if os.path.isfile(spm) else None, directory, format=kind)
     if kind == "hub_export":  # the MLM model holds every weight of the pretraining model but the SOP head
         inner = os.path.join(directory, "mlm")
-        return dict(directory_files(inner if _is_saved_model(inner) else os.path.join(directory, "encoder")),
-                    format=kind)
+        found = directory_files(inner if _is_saved_model(inner) else os.path.join(directory, "encoder"))
+        return dataclasses.replace(found, path=directory, layout=kind)
     if kind == "tf1_hub":
-        return {"format": kind, "config": tf1_hub.config_file(directory), "spm_model": tf1_hub.spm_model(directory),
-                "weights": os.path.join(directory, tf1_hub.CHECKPOINT)}
+        return ModelDirectory(directory, kind, tf1_hub.config_file(directory), tf1_hub.spm_model(directory),
+                              os.path.join(directory, tf1_hub.CHECKPOINT))
     if kind == "saved_model":
         config = os.path.join(directory, "assets", "albert_config.json")
         if not os.path.isfile(config):
             config = model_garden.saved_model_config(directory) or config
-        return {"format": kind, "config": config, "spm_model": _one_model(directory),
-                "weights": os.path.join(directory, SAVED_MODEL_VARIABLES)}
-    return {"format": kind, "config": os.path.join(directory, "albert_config.json"),
-            "spm_model": _one_model(directory), "weights": directory}
+        return ModelDirectory(directory, kind, config, _one_model(directory),
+                              os.path.join(directory, SAVED_MODEL_VARIABLES))
+    return ModelDirectory(directory, kind, os.path.join(directory, "albert_config.json"), _one_model(directory),
+                          directory)
+
+
+ARGUMENTS = {"directory": "the model directory", "checkpoint": "checkpoint_name=", "spm": "spm_model_file="}
+
+
+def read_model_directory(directory: str, checkpoint_name: str = BEST_CHECKPOINT, spm_model_file: str | None = None,
+             names: dict = ARGUMENTS) -> ModelDirectory:
+    """The ModelDirectory of a model directory, every file it names checked to be there (and the checkpoint to be
+    whole), its weights' format detected: what the loader and the exporters read. `checkpoint_name` (the release
+    layout's checkpoint prefix) and `spm_model_file` (another SentencePiece model) are the caller's choices;
+    `names`: how the errors call the directory and those two (a command line passes its flags' names)."""
+    if not os.path.isdir(directory):
+        raise AlbertError(f"{directory}: {names['directory']} not found")
+    found = directory_files(directory)
+    kind = found.layout if found else None
+    if kind is None:
+        raise AlbertError(f"{directory}/albert_config.json: not found; {names['directory']} must hold "
+                          "albert_config.json, the SentencePiece .model and the checkpoint (or be a Hugging Face "
+                          "or keras-hub ALBERT directory, with its config.json, a TF Hub module or a SavedModel)")
+    if kind in ("tf1_hub", "saved_model", "hub_export"):
+        return _described_saved_model(found, spm_model_file, names)
+    if kind in SPM_FILES:
+        spm_model_file = spm_model_file or os.path.join(directory, SPM_FILES[kind])
+        if not os.path.isfile(spm_model_file):
+            raise AlbertError(f"{spm_model_file}: not found; pass {names['spm']}")
+        if kind == "huggingface":
+            weight_files(directory)
+        elif not os.path.isfile(os.path.join(directory, "model.weights.h5")):
+            raise AlbertError(f"{directory}: no model.weights.h5 (a keras-hub preset holds config.json, "
+                              "model.weights.h5 and assets/tokenizer/vocabulary.spm)")
+        return dataclasses.replace(found, spm_model=spm_model_file)
+    if spm_model_file is None:
+        models = sorted(f for f in os.listdir(directory) if f.endswith(".model"))
+        if not models:
+            raise AlbertError(f"{directory}: no SentencePiece .model file; pass {names['spm']}")
+        if len(models) > 1:
+            raise AlbertError(f"{directory}: {len(models)} SentencePiece .model files ({', '.join(models)}); pass "
+                              f"{names['spm']}")
+        spm_model_file = os.path.join(directory, models[0])
+    elif not os.path.isfile(spm_model_file):
+        raise AlbertError(f"{spm_model_file}: {names['spm']} not found")
+    vocab = vocab_beside(spm_model_file)
+    checkpoint = os.path.join(directory, checkpoint_name)
+    if os.path.isdir(checkpoint):
+        checkpoint = checkpoint_of(checkpoint)  # a directory's `checkpoint` file names its checkpoint
+    if checkpoint_name == BEST_CHECKPOINT and not os.path.exists(checkpoint + ".index"):
+        checkpoint = checkpoint_of(directory, found)  # the directory's `checkpoint` file, or its one checkpoint
+    if not os.path.exists(checkpoint + ".index"):
+        present = sorted(f[:-len(".index")] for f in os.listdir(directory) if f.endswith(".index"))
+        raise AlbertError(f"{checkpoint}.index: checkpoint not found; pass {names['checkpoint']}"
+                          + (f" (found: {', '.join(present)})" if present else ""))
+    check_checkpoint_path(checkpoint, names["checkpoint"])
+    return dataclasses.replace(found, spm_model=spm_model_file,
+                               spm_vocab=vocab if vocab and os.path.isfile(vocab) else None, weights=checkpoint,
+                               format=_checkpoint_format(checkpoint))
+
+
+def _described_saved_model(found: ModelDirectory, spm_model_file: str | None, names: dict) -> ModelDirectory:
+    """read_model_directory for a TF1 Hub module, a SavedModel or our export_to_tfhub.py output."""
+    if not os.path.isfile(found.config):
+        raise AlbertError(f"{found.path}: a {found.layout.replace('_', ' ')} directory without a config "
+                          "(no assets/albert_config.json or keras_metadata.pb); it cannot be read as ALBERT")
+    spm_model_file = spm_model_file or found.spm_model
+    if not spm_model_file or not os.path.isfile(spm_model_file):
+        raise AlbertError(f"{found.path}: no SentencePiece .model file in assets/; pass {names['spm']}")
+    vocab = vocab_beside(spm_model_file)
+    check_checkpoint_path(found.weights, names["directory"])
+    return dataclasses.replace(found, spm_model=spm_model_file,
+                               spm_vocab=vocab if vocab and os.path.isfile(vocab) else None,
+                               format=_checkpoint_format(found.weights))
+
+
+def check_vocabulary(files: ModelDirectory, config) -> None:
+    """The SentencePiece model and the config of a model directory must agree on the vocabulary size."""
+    pieces = load_sentencepiece(files.spm_model).GetPieceSize()
+    if pieces != config.vocab_size:
+        raise AlbertError(f"{files.spm_model} has {pieces} pieces but {files.config} says vocab_size "
+                          f"{config.vocab_size}: they are not from the same model")
 
 
 def detect_format(path: str) -> str:
@@ -132,25 +228,30 @@ def detect_format(path: str) -> str:
     if path.endswith(".weights.h5"):
         return "keras_hub"
     files = directory_files(path)
-    if files and files["format"] in SPM_FILES:
-        return files["format"]
-    path = checkpoint_of(path, files)
-    if not is_object_based(_read_bytes(path + ".index")):
+    if files and files.layout in SPM_FILES:
+        return files.layout
+    return _checkpoint_format(checkpoint_of(path, files))
+
+
+def _checkpoint_format(prefix: str) -> str:
+    """"original", "model_garden" or "ours" for a TensorFlow checkpoint prefix: whether its .index holds an object
+    graph (TF2), and whose names it holds."""
+    if not is_object_based(_read_bytes(prefix + ".index")):
         return "original"
-    if not is_remote(path) and model_garden.is_model_garden(checkpoint_names(path)):
+    if not is_remote(prefix) and model_garden.is_model_garden(checkpoint_names(prefix)):
         return "model_garden"
     return "ours"
 
 
-def checkpoint_of(path: str, files: dict | None = None) -> str:
+def checkpoint_of(path: str, files: ModelDirectory | None = None) -> str:
     """The checkpoint prefix a path stands for: a model directory's weights (a SavedModel's or a module's
     variables; a release directory's `checkpoint` file, else model.ckpt-best, else its one named checkpoint), a
     directory's `checkpoint` file, or the path itself. `files`: its directory_files, when the caller has them."""
     if is_remote(path) or not os.path.isdir(path):
         return path
     files = files or directory_files(path)
-    if files and files["weights"] != path:
-        return files["weights"]
+    if files and files.weights != path:
+        return files.weights
     state = os.path.join(path, "checkpoint")
     if os.path.isfile(state):
         return named_checkpoint(state)
@@ -172,8 +273,6 @@ def _read_bytes(path: str) -> bytes:
         return f.read()
 
 
-SPM_FILES = {"huggingface": huggingface_files.SPM_MODEL, "keras_hub": os.path.join("assets", "tokenizer", "vocabulary.spm")}
-
 
 def default_model_files(init_checkpoint: str | None) -> dict:
     """{config, spm_model} that a model directory given as --init_checkpoint supplies (the command lines' defaults
@@ -184,7 +283,7 @@ def default_model_files(init_checkpoint: str | None) -> dict:
     files = directory_files(init_checkpoint) if init_checkpoint else None
     if files is None:
         return {}
-    return {"config": files["config"], "spm_model": files["spm_model"]}
+    return {"config": files.config, "spm_model": files.spm_model}
 
 
 def check_checkpoint_path(path: str, flag: str) -> None:

@@ -10,18 +10,9 @@ import tensorflow as tf
 
 from albert.ground.errors import AlbertError
 from albert.hub.resolve import resolve
-from albert.text.tokenization import load_sentencepiece, vocab_beside
 from albert.weights import huggingface, keras_hub
-from albert.ground.rundir import BEST_CHECKPOINT
-from albert.weights.formats import (
-    SPM_FILES,
-    check_checkpoint_path,
-    checkpoint_of,
-    detect_format,
-    directory_files,
-    directory_format,
-)
-from albert.weights.huggingface import HuggingFaceTensors, weight_files
+from albert.weights.formats import ModelDirectory, checkpoint_of, detect_format
+from albert.weights.huggingface import HuggingFaceTensors
 from albert.weights.keras_hub import KerasHubTensors
 from albert.weights.model_garden import ModelGardenTensors
 from albert.weights.object_graph import checkpoint_names
@@ -47,7 +38,7 @@ _OPTIMIZER_SLOT = re.compile(r"(/adam_[mv]$|lamb_[mv]|/Adam(_\d+)?$|AdamWeightDe
 
 @dataclasses.dataclass
 class LoadReport:
-    """What `load_original_checkpoint` did with each name."""
+    """What a load did with each name (every format's: `load_weights`, `load_tensors`)."""
 
     path: str
     loaded: list
@@ -176,7 +167,8 @@ def load_weights(model, path: str, init_from_group0: bool = False, kind: str | N
     For our TF2 checkpoints `missing` is found exactly: each head variable holds NaN during the restore, and one
     still all NaN after it was not in the checkpoint and gets its value back. `path` may be any model reference
     (albert.hub.resolve: a name, a hub id or handle, a URL, an archive). `kind` is the format when the caller has
-    already detected it (`model_directory_files`'s `format`), so a model directory is classified once."""
+    already detected it (a ModelDirectory's `format`: albert.weights.formats.read_model_directory), so a model directory is
+    classified once."""
     if kind is None:
         path = resolve(path)
         kind = detect_format(path)
@@ -253,101 +245,23 @@ def init_from_checkpoint(model, path: str, init_from_group0: bool = False) -> st
     return f"{checkpoint}: restored the encoder (and any head of the same name) from a TF2 checkpoint"
 
 
-CLI_NAMES = {"directory": "--albert_directory", "checkpoint": "--checkpoint_name", "spm": "--spm_model_file"}
-
-
-def model_directory_files(directory: str, checkpoint_name: str = BEST_CHECKPOINT,
-                          spm_model_file: str | None = None, names: dict = CLI_NAMES) -> dict:
-    """{format, config, spm_model, spm_vocab (or None), checkpoint} of a model directory: the release layout
-    (albert_config.json, 30k-clean.model / .vocab, `checkpoint_name`), a Hugging Face directory (config.json,
-    spiece.model, model.safetensors) or a keras-hub preset (config.json, assets/tokenizer/vocabulary.spm,
-    model.weights.h5); each checked to exist. `names` are how the errors call the three arguments."""
-    if not os.path.isdir(directory):
-        raise AlbertError(f"{directory}: {names['directory']} not found")
-    kind = directory_format(directory)
-    if kind is None:
-        raise AlbertError(f"{directory}/albert_config.json: not found; {names['directory']} must hold "
-                          "albert_config.json, the SentencePiece .model and the checkpoint (or be a Hugging Face "
-                          "or keras-hub ALBERT directory, with its config.json, a TF Hub module or a SavedModel)")
-    if kind in ("tf1_hub", "saved_model", "hub_export"):
-        return _hub_directory_files(directory, spm_model_file, names)
-    if kind in SPM_FILES:
-        spm_model_file = spm_model_file or os.path.join(directory, SPM_FILES[kind])
-        if not os.path.isfile(spm_model_file):
-            raise AlbertError(f"{spm_model_file}: not found; pass {names['spm']}")
-        if kind == "huggingface":
-            weight_files(directory)
-        elif not os.path.isfile(os.path.join(directory, "model.weights.h5")):
-            raise AlbertError(f"{directory}: no model.weights.h5 (a keras-hub preset holds config.json, "
-                              "model.weights.h5 and assets/tokenizer/vocabulary.spm)")
-        return {"format": kind, "config": os.path.join(directory, "config.json"), "spm_model": spm_model_file,
-                "spm_vocab": None, "checkpoint": directory}
-    config = os.path.join(directory, "albert_config.json")
-    if spm_model_file is None:
-        models = sorted(f for f in os.listdir(directory) if f.endswith(".model"))
-        if not models:
-            raise AlbertError(f"{directory}: no SentencePiece .model file; pass {names['spm']}")
-        if len(models) > 1:
-            raise AlbertError(f"{directory}: {len(models)} SentencePiece .model files ({', '.join(models)}); pass "
-                              f"{names['spm']}")
-        spm_model_file = os.path.join(directory, models[0])
-    elif not os.path.isfile(spm_model_file):
-        raise AlbertError(f"{spm_model_file}: {names['spm']} not found")
-    vocab = vocab_beside(spm_model_file)
-    checkpoint = os.path.join(directory, checkpoint_name)
-    if checkpoint_name == BEST_CHECKPOINT and not tf.io.gfile.exists(checkpoint + ".index"):
-        checkpoint = checkpoint_of(directory)  # the directory's `checkpoint` file, or its one checkpoint
-    if not tf.io.gfile.exists(checkpoint + ".index"):
-        found = sorted(f[:-len(".index")] for f in os.listdir(directory) if f.endswith(".index"))
-        raise AlbertError(f"{checkpoint}.index: checkpoint not found; pass {names['checkpoint']}"
-                          + (f" (found: {', '.join(found)})" if found else ""))
-    checkpoint = resolve_checkpoint_path(checkpoint)
-    check_checkpoint_path(checkpoint, names["checkpoint"])
-    return {"format": detect_format(checkpoint), "config": config,
-            "spm_model": spm_model_file, "spm_vocab": vocab if vocab and os.path.isfile(vocab) else None,
-            "checkpoint": checkpoint}
-
-
-def _hub_directory_files(directory: str, spm_model_file: str | None, names: dict) -> dict:
-    """model_directory_files of a TF1 Hub module, a SavedModel or our export_to_tfhub.py output."""
-    files = directory_files(directory)
-    if not os.path.isfile(files["config"]):
-        raise AlbertError(f"{directory}: a {files['format'].replace('_', ' ')} directory without a config "
-                          "(no assets/albert_config.json or keras_metadata.pb); it cannot be read as ALBERT")
-    spm_model_file = spm_model_file or files["spm_model"]
-    if not spm_model_file or not os.path.isfile(spm_model_file):
-        raise AlbertError(f"{directory}: no SentencePiece .model file in assets/; pass {names['spm']}")
-    vocab = vocab_beside(spm_model_file)
-    check_checkpoint_path(files["weights"], names["directory"])
-    return {"format": detect_format(files["weights"]), "config": files["config"], "spm_model": spm_model_file,
-            "spm_vocab": vocab if vocab and os.path.isfile(vocab) else None, "checkpoint": files["weights"]}
-
-
-def check_vocabulary(files: dict, config) -> None:
-    """The SentencePiece model and the config of a model directory must agree on the vocabulary size."""
-    pieces = load_sentencepiece(files["spm_model"]).GetPieceSize()
-    if pieces != config.vocab_size:
-        raise AlbertError(f"{files['spm_model']} has {pieces} pieces but {files['config']} says vocab_size "
-                          f"{config.vocab_size}: they are not from the same model")
-
-
-def model_class_for(files: dict) -> tuple:
+def model_class_for(files: ModelDirectory) -> tuple:
     """(task model class name, constructor arguments, Hugging Face architecture or None) that the weights of
     a model directory hold: from config.json's `architectures` (Hugging Face), task.json (keras-hub), or the head
     variables of a checkpoint."""
-    directory = files["checkpoint"]
-    if files["format"] == "huggingface":
+    directory = files.weights
+    if files.format == "huggingface":
         values = huggingface.read_config(directory)
         name = huggingface.architecture_of(values) or "AlbertModel"
         if name not in huggingface.ARCHITECTURES:
-            raise AlbertError(f"{files['config']}: architecture {name} has no counterpart here (supported: "
+            raise AlbertError(f"{files.config}: architecture {name} has no counterpart here (supported: "
                               f"{', '.join(huggingface.ARCHITECTURES)})")
         model_class = huggingface.ARCHITECTURES[name].model_class
         arguments = {"num_labels": huggingface.num_labels(values)} if model_class == "AlbertClassifier" else {}
         if model_class in ("AlbertClassifier", "AlbertMultipleChoice"):
             arguments["dropout_prob"] = values.get("classifier_dropout_prob", 0.1)
         return model_class, arguments, name
-    if files["format"] == "keras_hub":
+    if files.format == "keras_hub":
         task, classes = keras_hub.task_of(directory)
         if task is None:
             return "AlbertEncoder", {}, None
@@ -356,7 +270,7 @@ def model_class_for(files: dict) -> tuple:
                               f"{', '.join(keras_hub.TASKS)})")
         model_class = keras_hub.TASKS[task][0]
         return model_class, ({"num_labels": classes} if model_class == "AlbertClassifier" else {}), None
-    return _class_from_checkpoint(files["checkpoint"])
+    return _class_from_checkpoint(files.weights)
 
 
 def _class_from_checkpoint(path: str) -> tuple:
