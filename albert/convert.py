@@ -20,6 +20,7 @@ from albert.ground.validators import check_output_path
 from albert.hub.resolve import resolve
 
 FORMATS = ("release", "huggingface")
+FLAG_NAMES = {"directory": "--input", "checkpoint": "--checkpoint_name", "spm": "--spm_model_file"}  # in errors
 
 
 @dataclasses.dataclass(frozen=True)
@@ -51,7 +52,7 @@ def main(argv):
     check_output_path("output", s.output.rstrip("/"), (directory, s.spm_model_file), directory=True)
     from albert.export.conversion import convert  # TensorFlow loads here, once the flags are checked
 
-    report = convert(directory, s.output, s.to, s.architecture, s.checkpoint_name, s.spm_model_file)
+    report = convert(directory, s.output, s.to, s.architecture, s.checkpoint_name, s.spm_model_file, FLAG_NAMES)
     fresh = f"; freshly initialised (not in the input): {', '.join(report.missing)}" if report.missing else ""
     print(f"wrote {s.output} ({s.to}) from {report.path}: {len(report.loaded)} tensors{fresh}")
 

@@ -24,13 +24,12 @@ from albert.model.loading import CLASSES
 from albert.model.sizing import check_weights_fit
 from albert.ground.rundir import BEST_CHECKPOINT
 from albert.weights import huggingface, keras_hub
-from albert.weights.formats import check_vocabulary, read_model_directory
+from albert.weights.formats import ARGUMENTS, check_vocabulary, read_model_directory
 from albert.weights.loader import load_weights, model_class_for
 from albert.weights.original import encoder_of
 from albert.weights.tf_checkpoints import save_original_checkpoint
 
 MODEL_CLASSES = {cls.__name__: cls for cls in CLASSES}
-NAMES = {"directory": "--input", "checkpoint": "--checkpoint_name", "spm": "--spm_model_file"}
 TOKENIZER_CONFIG = {"tokenizer_class": "AlbertTokenizer", "do_lower_case": True, "keep_accents": False,
                     "remove_space": True, "bos_token": "[CLS]", "eos_token": "[SEP]", "cls_token": "[CLS]",
                     "sep_token": "[SEP]", "unk_token": "<unk>", "pad_token": "<pad>", "mask_token": "[MASK]"}
@@ -95,11 +94,12 @@ def write_huggingface(model, files: dict, directory: str, architecture: str | No
 
 
 def convert(source: str, output: str, to: str, architecture: str | None = None,
-            checkpoint_name: str = BEST_CHECKPOINT, spm_model_file: str | None = None):
-    """Convert the model directory `source` into `output` (layout `to`); returns the LoadReport."""
+            checkpoint_name: str = BEST_CHECKPOINT, spm_model_file: str | None = None, names: dict = ARGUMENTS):
+    """Convert the model directory `source` into `output` (layout `to`); returns the LoadReport. `names`: how the
+    errors call `source`, `checkpoint_name` and `spm_model_file` (python -m albert.convert passes its flags')."""
     if os.path.abspath(output) == os.path.abspath(source):
         raise AlbertError(f"--output {output} is --input: write the conversion to another directory")
-    files = read_model_directory(source, checkpoint_name, spm_model_file, names=NAMES)
+    files = read_model_directory(source, checkpoint_name, spm_model_file, names)
     model, report, source_architecture = build_model(files, architecture)
     with replacing_directory(output) as tmp:
         if to == "release":
