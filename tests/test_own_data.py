@@ -1,0 +1,105 @@
+"""albert/tasks/own_data.py: a user's own files, on real SST-2 and RTE rows (../shared/glue_real) written as users
+write them, and on the files users actually have: quoted commas and newlines, CRLF, a byte order mark, latin-1,
+spilled columns, blank trailing lines."""
+
+import csv
+import io
+import json
+import os
+
+import pytest
+
+from albert.ground.errors import AlbertError
+from albert.tasks.own_data import Columns, Row, check_labels, file_format, label_set, read_rows
+from tests.helpers import shared_directory
+
+GLUE = os.path.join(shared_directory(), "glue_real")
+
+
+def sst2(count=40):
+    with open(os.path.join(GLUE, "SST-2", "train.tsv"), encoding="utf-8") as f:
+        rows = [line.split("\t") for line in f.read().splitlines()[1:count + 1]]
+    return [(sentence, label) for sentence, label in rows]
+
+
+def test_csv_tsv_and_json_lines_of_real_rows_read_the_same(tmp_path):
+    rows = sst2() + [('he said, "a gripping film", and left', "1"), ("two\nlines, one review", "0")]
+    out = io.StringIO(newline="")
+    writer = csv.writer(out)
+    writer.writerow(["sentence", "label", ""])  # an extra unnamed column
+    writer.writerows([(s, label, "x") for s, label in rows])
+    (tmp_path / "reviews.csv").write_bytes(b"\xef\xbb\xbf" + out.getvalue().encode("utf-8") + b"\r\n\r\n")
+    (tmp_path / "reviews.jsonl").write_text("".join(json.dumps({"sentence": s, "label": int(label)}) + "\n"
+                                                    for s, label in rows) + "\n", encoding="utf-8")
+    (tmp_path / "reviews.json").write_text(json.dumps([{"sentence": s, "label": label} for s, label in rows]),
+                                           encoding="utf-8")
+    columns = Columns("sentence", label="label")
+    expected = [(s, None, label) for s, label in rows]
+    for name in ("reviews.csv", "reviews.jsonl", "reviews.json"):
+        read = read_rows(str(tmp_path / name), columns)
+        assert [(r.text_a, r.text_b, r.label) for r in read] == expected, name
+    csv_rows = read_rows(str(tmp_path / "reviews.csv"), columns)
+    assert csv_rows[0].line == 2 and csv_rows[-1].line == len(rows) + 1  # each row's first line
+    assert label_set(csv_rows) == ["0", "1"]
+
+
+def test_tsv_is_plain_a_quote_is_text_and_a_pair_reads_by_index(tmp_path):
+    with open(os.path.join(GLUE, "RTE", "train.tsv"), encoding="utf-8") as f:
+        lines = f.read().splitlines()[1:21]
+    quoted = '99\t"Quoted start, no end\tplain second\tentailment'
+    (tmp_path / "pairs.tsv").write_text("\r\n".join(lines + [quoted]) + "\r\n", encoding="utf-8")
+    rows = read_rows(str(tmp_path / "pairs.tsv"), Columns(1, 2, 3), header=False)
+    assert len(rows) == 21 and rows[-1] == Row(21, '"Quoted start, no end', "plain second", "entailment")
+    assert [(r.text_a, r.text_b) for r in rows[:20]] == [tuple(line.split("\t")[1:3]) for line in lines]
+    assert label_set(rows) == ["entailment", "not_entailment"]
+
+
+def test_labels_sort_as_numbers_when_all_are_numbers_else_as_strings():
+    def rows(*labels):
+        return [Row(i, "t", None, label) for i, label in enumerate(labels)]
+
+    assert label_set(rows("10", "2", "1", "2")) == ["1", "2", "10"]
+    assert label_set(rows("neg", "pos", "neutral")) == ["neg", "neutral", "pos"]
+    assert label_set(rows("10", "2", "x")) == ["10", "2", "x"]
+    with pytest.raises(AlbertError, match=r"^dev.csv:7: label 'maybe' is not one of the train file's labels "
+                                          r"\(neg, pos\); pass --labels with every label$"):
+        check_labels([Row(7, "t", None, "maybe")], ["neg", "pos"], "dev.csv")
+
+
+@pytest.mark.parametrize("name,content,columns,message", [
+    ("a.csv", "sentence,label\nfine,1\n,0\n", Columns("sentence", label="label"),
+     "a.csv:3: no text in column 'sentence' (--text_a_column)"),
+    ("a.csv", "sentence,label\nfine,1\nno label,\n", Columns("sentence", label="label"),
+     "a.csv:3: no label in column 'label' (--label_column)"),
+    ("a.csv", "text,label\nfine,1\n", Columns("sentence", label="label"),
+     "a.csv: no column 'sentence' (--text_a_column); its columns are 'text', 'label'"),
+    ("a.csv", 'sentence,label\n"open quote,1\n', Columns("sentence", label="label"), "a.csv:"),
+    ("a.tsv", "sentence\tlabel\nfine\t1\nshort\n", Columns("sentence", label="label"),
+     "a.tsv:3: 1 column(s), but --label_column is column 1 (0-based)"),
+    ("a.jsonl", '{"sentence": "ok", "label": 1}\n[1, 2]\n', Columns("sentence", label="label"),
+     "a.jsonl:2: a JSON Lines row must be an object"),
+    ("a.json", '{"sentence": "ok"}', Columns("sentence", label="label"), "a.json: a .json file must hold one array"),
+    ("a.txt", "x", Columns("sentence"), "a.txt: cannot tell the format from the extension '.txt'"),
+    ("a.csv", "sentence,label\n", Columns("sentence", label="label"), "a.csv: no rows"),
+])
+def test_each_mistake_is_one_line_naming_file_and_line(tmp_path, name, content, columns, message):
+    (tmp_path / name).write_text(content, encoding="utf-8")
+    with pytest.raises(AlbertError) as raised:
+        read_rows(str(tmp_path / name), columns)
+    assert str(raised.value).startswith(str(tmp_path / message) if message.startswith(name) else message)
+    assert "\n" not in str(raised.value)
+
+
+def test_latin1_needs_its_encoding_and_a_test_file_may_have_no_label(tmp_path):
+    path = tmp_path / "reviews.csv"
+    path.write_bytes("sentence,label\nfine,1\nun film tr\xe8s \xe9mouvant,0\n".encode("latin-1"))
+    with pytest.raises(AlbertError) as raised:
+        read_rows(str(path), Columns("sentence", label="label"))
+    assert str(raised.value) == (f"{path}:3: byte 0xe8 is not utf-8 text; pass the file's encoding with --encoding "
+                                 "(e.g. --encoding=latin-1)")
+    assert read_rows(str(path), Columns("sentence", label="label"), encoding="latin-1")[1].text_a == \
+        "un film très émouvant"
+    test = tmp_path / "test.csv"
+    test.write_text("id,sentence\n0,one\n1,two\n", encoding="utf-8")
+    assert [r.label for r in read_rows(str(test), Columns("sentence", label="label"), labelled=False)] == [None] * 2
+    assert file_format("x.CSV") == "csv" and file_format("x.data", "tsv") == "tsv"
