@@ -34,7 +34,8 @@ def huggingface() -> str:
 
 
 def user_cache() -> str:
-    """The user's cache folder: $XDG_CACHE_HOME, else ~/.cache (this project's cache and huggingface_hub's are in it)."""
+    """The user's cache folder: $XDG_CACHE_HOME, else ~/.cache (this project's cache and huggingface_hub's are in
+    it)."""
     return os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
 
 

@@ -19,9 +19,10 @@ A model directory is one of these layouts, recognised in this order (the first f
     release       albert_config.json, the SentencePiece .model, a checkpoint (the released tarballs)
 
 This module describes a model directory once, in one shape (`ModelDirectory`): `directory_files` from its files
-alone, `read_model_directory` with every file checked to be there and whole (what the loader and the exporters read). The other formats translate their names to the original ones
-(one declarative table per format), so every weight enters a model through `albert.weights.loader.load_tensors`.
-This module imports no TensorFlow: the command lines use it to check their flags before TensorFlow starts.
+alone, `read_model_directory` with every file checked to be there and whole (what the loader and the exporters
+read). The other formats translate their names to the original ones (one declarative table per format), so every
+weight enters a model through `albert.weights.loader.load_tensors`. This module imports no TensorFlow: the command
+lines use it to check their flags before TensorFlow starts.
 """
 
 import dataclasses
@@ -42,7 +43,8 @@ from albert.text.tokenization import load_sentencepiece, vocab_beside
 from albert.weights.huggingface import weight_files
 
 SAVED_MODEL_VARIABLES = os.path.join("variables", "variables")
-SPM_FILES = {"huggingface": huggingface_files.SPM_MODEL, "keras_hub": os.path.join("assets", "tokenizer", "vocabulary.spm")}
+SPM_FILES = {"huggingface": huggingface_files.SPM_MODEL,
+             "keras_hub": os.path.join("assets", "tokenizer", "vocabulary.spm")}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -50,8 +52,9 @@ class ModelDirectory:
     """What a model directory holds, found in one pass over its files: its `layout` (the module's list), the `config`
     file AlbertConfig.from_json_file reads (a JSON config, or the keras_metadata.pb / saved_model.pb that holds it),
     its SentencePiece model (and the .vocab beside it), the `weights` the loader reads (the directory for Hugging
-    Face / keras-hub, a checkpoint prefix otherwise) and their `format` (detect_format's; None until `read_model_directory`
-    has checked the weights, except for Hugging Face and keras-hub, whose layout is their format)."""
+    Face / keras-hub, a checkpoint prefix otherwise) and their `format` (detect_format's; None until
+    `read_model_directory` has checked the weights, except for Hugging Face and keras-hub, whose layout is their
+    format)."""
 
     path: str
     layout: str
