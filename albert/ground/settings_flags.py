@@ -98,7 +98,7 @@ def flag_type(field: dataclasses.Field):
     if field.metadata.get("parse"):
         return str
     kind = field.type
-    if isinstance(kind, (types.UnionType, typing._UnionGenericAlias)):  # X | None
+    if isinstance(kind, types.UnionType):  # X | None
         kinds = [k for k in typing.get_args(kind) if k is not type(None)]
         kind = kinds[0] if len(kinds) == 1 else None
     if kind not in _KINDS:

@@ -1,19 +1,12 @@
 """The checks of a command line's values that need no TensorFlow, each raising AlbertError with one line that names
-the flag: required values, ranges, output paths that can be written. (A field's own range check is declared with
-the field: albert.ground.settings_flags.)"""
+the flag: ranges, output paths that can be written. (A field's own range check, and whether it is required, are
+declared with the field: albert.ground.settings_flags.)"""
 
 import math
 import os
 
 from albert.ground.errors import AlbertError
 from albert.ground.paths import is_remote
-
-
-def require(flags_values: dict):
-    """Raise for the first required flag that is unset: {flag name: value}."""
-    for name, value in flags_values.items():
-        if value is None or value == "":
-            raise AlbertError(f"--{name} is required")
 
 
 def check_probability(name: str, value: float):
