@@ -188,3 +188,12 @@ def test_init_from_group0_fills_every_group_from_the_first(tmp_path):
     for key, block in target.ffn_blocks.items():
         np.testing.assert_array_equal(np.asarray(block.intermediate.kernel), np.asarray(source.intermediate.kernel))
     assert sorted(target.ffn_blocks) == ["group_0/inner_group_0", "group_1/inner_group_0", "group_2/inner_group_0"]
+
+
+def test_index_shapes_read_without_tensorflow_equal_tensorflows(tmp_path):
+    from albert.weights.bundle_index import shapes
+
+    path = save_original_checkpoint(AlbertEncoder(tiny_config()), os.path.join(tmp_path, "model.ckpt"))
+    with open(path + ".index", "rb") as f:
+        ours = shapes(f.read())
+    assert ours == {name: tuple(shape) for name, shape in tf.train.list_variables(path)}

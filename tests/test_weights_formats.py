@@ -151,7 +151,7 @@ def test_our_checkpoint_to_huggingface_equals_the_fixture(case, tmp_path):
 
     import albert
     from albert.export.conversion import convert
-    from albert.weights.formats import detect_format
+    from albert.weights.formats import locate_weights
 
     model_class = getattr(albert, HF_CASES[case])
     model = model_class.from_pretrained(os.path.join(FIXTURES, case), **ARGUMENTS.get(model_class.__name__, {}))
@@ -160,7 +160,7 @@ def test_our_checkpoint_to_huggingface_equals_the_fixture(case, tmp_path):
     model.encoder.config.to_json_file(str(ours / "albert_config.json"))
     shutil.copy(os.path.join(FIXTURES, case, "spiece.model"), ours / "sp.model")
     path = tf.train.Checkpoint(model=model).write(str(ours / "model.ckpt-best"))
-    assert detect_format(path) == "ours"
+    assert locate_weights(path) == ("ours", path)
     convert(str(ours), str(tmp_path / "hf"), "huggingface")
     assert_same_directory(str(tmp_path / "hf"), case)
 

@@ -13,7 +13,6 @@ import os
 import shutil
 
 import keras
-import tensorflow as tf
 from safetensors.numpy import save_file
 
 from albert.ground.atomic import replacing_directory
@@ -23,9 +22,10 @@ from albert.hub import huggingface_files
 from albert.model.loading import CLASSES
 from albert.model.sizing import check_weights_fit
 from albert.ground.rundir import BEST_CHECKPOINT
-from albert.weights import huggingface, keras_hub
+from albert.weights import huggingface
 from albert.weights.formats import ARGUMENTS, check_vocabulary, read_model_directory
-from albert.weights.loader import load_weights, model_class_for
+from albert.weights.heads import heads_of
+from albert.weights.loader import load_located
 from albert.weights.original import encoder_of
 from albert.weights.tf_checkpoints import save_original_checkpoint
 
@@ -40,27 +40,19 @@ def build_model(files: dict, architecture: str | None = None):
     config = AlbertConfig.from_json_file(files.config)
     check_weights_fit(config, files.config)
     check_vocabulary(files, config)
+    heads = heads_of(files)
     if architecture is not None:
         if architecture not in huggingface.ARCHITECTURES:
             raise AlbertError(f"--architecture {architecture}: not one of {', '.join(huggingface.ARCHITECTURES)}")
         model_class = huggingface.ARCHITECTURES[architecture].model_class
-        arguments = {"num_labels": _num_labels(files)} if model_class == "AlbertClassifier" else {}
+        arguments = {"num_labels": heads.num_labels} if model_class == "AlbertClassifier" else {}
+    elif heads.model_class is None:
+        raise AlbertError(heads.unclear)
     else:
-        model_class, arguments, architecture = model_class_for(files)
+        model_class, arguments, architecture = heads.model_class, heads.arguments, heads.architecture
     keras.mixed_precision.set_global_policy("float32")
     model = MODEL_CLASSES[model_class](config, **arguments)
-    return model, load_weights(model, files.weights, kind=files.format), architecture
-
-
-def _num_labels(files: dict) -> int:
-    if files.format == "huggingface":
-        return huggingface.num_labels(huggingface.read_config(files.weights))
-    if files.format == "keras_hub":
-        return keras_hub.task_of(files.weights)[1] or 2
-    for name, shape in tf.train.load_checkpoint(files.weights).get_variable_to_shape_map().items():
-        if name == "output_weights" or name.startswith("model/classifier_head/output_weights/"):
-            return shape[0]
-    return 2
+    return model, load_located(model, files.weights, files.format), architecture
 
 
 def write_release(model, files: dict, directory: str):

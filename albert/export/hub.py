@@ -35,7 +35,7 @@ from albert.model.task_models import AlbertPretrainer
 from albert.text.graph_tokenizer import InGraphTokenizer
 from albert.export.options import MODEL_DIRECTORY_FLAGS
 from albert.weights.formats import check_vocabulary, read_model_directory
-from albert.weights.loader import load_weights
+from albert.weights.loader import load_located
 from albert.weights.tf_checkpoints import checkpoint_step, save_original_checkpoint
 
 
@@ -150,7 +150,7 @@ def load_pretrainer(files: dict):
     model = AlbertPretrainer(config)
     path = files.weights
     try:
-        report = load_weights(model, path, kind=files.format)
+        report = load_located(model, path, files.format)
     except AlbertError as e:
         if files.format != "ours":
             raise

@@ -46,7 +46,7 @@ def locked(target: str):
 
 
 def not_cached(reference: str, target: str) -> AlbertError:
-    return AlbertError(endpoints.not_cached_offline(reference, f"the cache ({target})"))
+    return AlbertError(f"{reference}: {endpoints.not_cached_offline(f'the cache ({target})')}")
 
 
 def fetched(reference: str, url: str, target: str, headers: dict | None = None, check=None,

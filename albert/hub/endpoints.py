@@ -74,8 +74,8 @@ def offline() -> bool:
     return os.environ.get("ALBERT_OFFLINE") == "1" or os.environ.get("HF_HUB_OFFLINE") in ("1", "true", "True")
 
 
-def not_cached_offline(reference: str, where: str) -> str:
-    """The one message for a reference that offline mode keeps from being downloaded (`where`: the cache it is
-    not in)."""
-    return (f"{reference}: not in {where} and offline mode is on ({OFFLINE_SWITCH} or HF_HUB_OFFLINE=1); run once "
-            "online to download it")
+def not_cached_offline(where: str) -> str:
+    """The one message for what offline mode keeps from being downloaded (`where`: the cache it is not in); the
+    caller puts the reference before it."""
+    return (f"not in {where} and offline mode is on ({OFFLINE_SWITCH} or HF_HUB_OFFLINE=1); run once online to "
+            "download it")

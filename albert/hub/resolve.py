@@ -31,6 +31,8 @@ _HF_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+(@[\w./-]+)?$")
 def resolve(reference: str) -> str:
     """The local path of a model reference (see the module's docstring), downloaded and cached if need be."""
     reference = str(reference)
+    if not _local(reference):
+        reference = names.NAMES.get(reference, reference)  # a name stands for its hub reference
     if _local(reference):
         return cache.unpacked(reference) if os.path.isfile(reference) and archives.is_archive(reference) \
             else reference
@@ -46,8 +48,6 @@ def resolve(reference: str) -> str:
         return tfhub(reference)
     if is_remote(reference):  # gs://, hdfs://, ...: TensorFlow's file systems read these where they are
         return reference
-    if reference in names.NAMES:
-        return resolve(names.NAMES[reference])
     if _HF_ID.match(reference):
         return huggingface(reference)
     if os.sep in reference or reference.startswith((".", "~")):
@@ -117,7 +117,7 @@ def huggingface(repo: str) -> str:
         raise AlbertError(f"{repo}: the repo has no revision {revision!r}; pass a branch, tag or commit") from None
     except hf_errors.LocalEntryNotFoundError:
         if endpoints.offline():
-            raise AlbertError(endpoints.not_cached_offline(repo, "the Hugging Face cache")) from None
+            raise AlbertError(f"{repo}: {endpoints.not_cached_offline('the Hugging Face cache')}") from None
         raise AlbertError(f"{urllib.parse.urlsplit(endpoint).netloc}: cannot be reached for {repo}; to use only "
                           "what is cached, set HF_HUB_OFFLINE=1") from None
     except hf_errors.HfHubHTTPError as e:

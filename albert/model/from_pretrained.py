@@ -3,7 +3,7 @@ and its preprocessor attached.
 
 The reference is resolved to local files (albert.hub.resolve: names, Hugging Face ids, TF Hub handles, URLs,
 archives, directories), the model directory described once (albert.weights.formats.read_model_directory),
-the weights loaded in whatever format they are (albert.weights.loader.load_weights: task heads the checkpoint lacks
+the weights loaded in whatever format they are (albert.weights.loader.load_located: task heads the checkpoint lacks
 stay freshly initialised and are reported), and an AlbertPreprocessor attached, so the model takes raw strings
 (albert.model.text_inputs).
 """
@@ -17,7 +17,7 @@ from albert.model.preprocessor import DEFAULT_SEQ_LENGTH, AlbertPreprocessor
 from albert.model.sizing import check_weights_fit
 from albert.ground.rundir import BEST_CHECKPOINT
 from albert.weights.formats import check_vocabulary, read_model_directory
-from albert.weights.loader import load_weights
+from albert.weights.loader import load_located
 
 log = logging.getLogger("albert")
 
@@ -48,7 +48,7 @@ class FromPretrained:
             raise AlbertError(f"{cls.__name__}.from_pretrained: seq_length {seq_length} must be in [3, "
                               f"max_position_embeddings = {config.max_position_embeddings}] of {files.config}")
         model = cls(config, **arguments)
-        model.load_report = load_weights(model, files.weights, kind=files.format)
+        model.load_report = load_located(model, files.weights, files.format)
         if model.load_report.missing:
             log.warning("%s: freshly initialised (not in %s): %s", cls.__name__, files.weights,
                         ", ".join(model.load_report.missing))

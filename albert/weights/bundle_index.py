@@ -77,3 +77,21 @@ def is_object_based(data: bytes) -> bool:
     """Whether a checkpoint `.index` is a TF2 object-based checkpoint's (it holds the object graph), not a TF1
     name-based one's."""
     return any(key == b"_CHECKPOINTABLE_OBJECT_GRAPH" for key, _ in entries(data))
+
+
+def shapes(data: bytes) -> dict:
+    """{tensor name: shape} of a checkpoint `.index`'s bytes (BundleEntryProto.shape is field 2, a TensorShapeProto
+    whose dims are field 2, each dim's size field 1)."""
+    found = {}
+    for key, entry in entries(data):
+        if not key:
+            continue
+        dims = []
+        for number, value in fields(entry):
+            if number == 2 and isinstance(value, bytes):
+                for dim_number, dim in fields(value):
+                    if dim_number == 2 and isinstance(dim, bytes):
+                        dims.append(next((v for n, v in fields(dim) if n == 1 and isinstance(v, int)), 0))
+        found[key.decode("utf-8", "replace")] = tuple(dims)
+    return found
+

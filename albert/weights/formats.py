@@ -52,7 +52,7 @@ class ModelDirectory:
     """What a model directory holds, found in one pass over its files: its `layout` (the module's list), the `config`
     file AlbertConfig.from_json_file reads (a JSON config, or the keras_metadata.pb / saved_model.pb that holds it),
     its SentencePiece model (and the .vocab beside it), the `weights` the loader reads (the directory for Hugging
-    Face / keras-hub, a checkpoint prefix otherwise) and their `format` (detect_format's; None until
+    Face / keras-hub, a checkpoint prefix otherwise) and their `format` (locate_weights'; None until
     `read_model_directory` has checked the weights, except for Hugging Face and keras-hub, whose layout is their
     format)."""
 
@@ -221,19 +221,49 @@ def check_vocabulary(files: ModelDirectory, config) -> None:
                           f"{config.vocab_size}: they are not from the same model")
 
 
-def detect_format(path: str) -> str:
-    """"original", "ours", "model_garden", "huggingface" or "keras_hub" for a checkpoint prefix, a directory (a model
-    directory, or one whose `checkpoint` file names a checkpoint) or a weights file: from the names and config
-    files, and for a TensorFlow checkpoint whether its .index holds an object graph (TF2: Model Garden's names or
-    ours) or only names (the original's)."""
+def locate_weights(path: str) -> tuple[str, str]:
+    """(format, weights) for a checkpoint prefix, a directory (a model directory, or one whose `checkpoint` file
+    names a checkpoint) or a weights file. The format is "original", "ours", "model_garden", "huggingface" or
+    "keras_hub": from the names and config files, and for a TensorFlow checkpoint whether its .index holds an
+    object graph (TF2: Model Garden's names or ours) or only names (the original's). The weights are what that
+    format's reader opens: a Hugging Face directory or file, a keras-hub directory, or the exact checkpoint prefix,
+    checked to be there. The one place that decides what checkpoint a path stands for."""
     if path.endswith((".safetensors", ".safetensors.index.json")):
-        return "huggingface"
+        return "huggingface", path
     if path.endswith(".weights.h5"):
-        return "keras_hub"
+        return "keras_hub", os.path.dirname(path) or "."
     files = directory_files(path)
     if files and files.layout in SPM_FILES:
-        return files.layout
-    return _checkpoint_format(checkpoint_of(path, files))
+        return files.layout, path
+    prefix = _remote_checkpoint(path) if is_remote(path) else checkpoint_of(path, files)
+    if not is_remote(prefix) and os.path.isdir(path) and files is None and not os.path.isfile(prefix + ".index"):
+        raise AlbertError(f"{path}: directory holds no checkpoint (no `checkpoint` file); pass the prefix, e.g. "
+                          f"DIR/{BEST_CHECKPOINT}")
+    if not _exists(prefix + ".index"):
+        raise AlbertError(f"{prefix}: checkpoint not found (no {os.path.basename(prefix)}.index); pass a checkpoint "
+                          f"prefix such as DIR/{BEST_CHECKPOINT}")
+    return _checkpoint_format(prefix), prefix
+
+
+def _remote_checkpoint(path: str) -> str:
+    """A remote (gs://...) directory's latest checkpoint, or the path itself, through TensorFlow's file system."""
+    import tensorflow as tf
+
+    if not tf.io.gfile.isdir(path):
+        return path
+    latest = tf.train.latest_checkpoint(path)
+    if latest is None:
+        raise AlbertError(f"{path}: directory holds no checkpoint (no `checkpoint` file); pass the prefix, e.g. "
+                          f"DIR/{BEST_CHECKPOINT}")
+    return latest
+
+
+def _exists(path: str) -> bool:
+    if is_remote(path):
+        import tensorflow as tf
+
+        return tf.io.gfile.exists(path)
+    return os.path.isfile(path)
 
 
 def _checkpoint_format(prefix: str) -> str:

@@ -2,7 +2,6 @@
 
 import dataclasses
 import logging
-import os
 import re
 
 import numpy as np
@@ -10,14 +9,13 @@ import tensorflow as tf
 
 from albert.ground.errors import AlbertError
 from albert.hub.resolve import resolve
-from albert.weights import huggingface, keras_hub
-from albert.weights.formats import ModelDirectory, checkpoint_of, detect_format
+from albert.weights.formats import SPM_FILES, locate_weights
 from albert.weights.huggingface import HuggingFaceTensors
 from albert.weights.keras_hub import KerasHubTensors
 from albert.weights.model_garden import ModelGardenTensors
 from albert.weights.object_graph import checkpoint_names
 from albert.weights.original import BLOCK_PREFIX, encoder_of, original_variable_map
-from albert.weights.tf_checkpoints import CheckpointTensors, resolve_checkpoint_path
+from albert.weights.tf_checkpoints import CheckpointTensors
 
 log = logging.getLogger("albert")
 
@@ -80,7 +78,11 @@ def load_original_checkpoint(model, path: str, init_from_group0: bool = False) -
     `AlbertError` naming the variable, both shapes and the likely cause when the checkpoint does not fit. With
     `init_from_group0` (the original's flag) every block the checkpoint lacks is initialised from its group 0.
     """
-    return load_tensors(model, CheckpointTensors(path), init_from_group0)
+    kind, prefix = locate_weights(path)
+    if kind in SPM_FILES:
+        raise AlbertError(f"{path}: a {kind.replace('_', '-')} directory, not a TF checkpoint; load it with "
+                          "albert.load_weights(model, path) or Model.from_pretrained(path)")
+    return load_tensors(model, CheckpointTensors(prefix), init_from_group0)
 
 
 def load_tensors(model, source, init_from_group0: bool = False) -> LoadReport:
@@ -147,48 +149,49 @@ def _missing_encoder_message(path, name, ckpt_shapes, config, source=None) -> st
     return f"{path}: the model needs {described} but the checkpoint lacks it: {cause}"
 
 
-def _source(model, path: str, kind: str):
-    config = encoder_of(model).config
-    if kind == "huggingface":
-        return HuggingFaceTensors(path, config)
-    if kind == "keras_hub":
-        return KerasHubTensors(path if os.path.isdir(path) else os.path.dirname(path), config)
-    path = resolve_checkpoint_path(checkpoint_of(path))
-    if kind == "model_garden":
-        return ModelGardenTensors(path, tf.train.load_checkpoint(path))
-    return CheckpointTensors(path)
+# Each format's reader of {original name: shape} + get(name), built from (located weights, the model's config).
+_SOURCES = {
+    "huggingface": HuggingFaceTensors,
+    "keras_hub": KerasHubTensors,
+    "model_garden": lambda path, config: ModelGardenTensors(path, tf.train.load_checkpoint(path)),
+    "original": lambda path, config: CheckpointTensors(path),
+}
 
 
-def load_weights(model, path: str, init_from_group0: bool = False, kind: str | None = None) -> LoadReport:
-    """Load weights of any format into an encoder or any task model (albert.model.task_models). The report's
-    `missing` lists what the source lacks (a task head, or the pooler of a token-level Hugging Face class), which
-    keeps its initialisation; `ignored` optimizer slots, buffers and tied copies; `unused` what the model has no
-    place for.
+def load_weights(model, path: str, init_from_group0: bool = False) -> LoadReport:
+    """Load weights of any format into an encoder or any task model (albert.model.task_models). `path` may be any
+    model reference (albert.hub.resolve: a name, a hub id or handle, a URL, an archive) or weights file. The
+    report's `missing` lists what the source lacks (a task head, or the pooler of a token-level Hugging Face class),
+    which keeps its initialisation; `ignored` optimizer slots, buffers and tied copies; `unused` what the model has
+    no place for."""
+    kind, weights = locate_weights(resolve(path))
+    return load_located(model, weights, kind, init_from_group0)
+
+
+def load_located(model, weights: str, kind: str, init_from_group0: bool = False) -> LoadReport:
+    """`load_weights` of weights already located (albert.weights.formats.locate_weights, or a ModelDirectory's
+    `weights` and `format`), so a model directory is read once.
     For our TF2 checkpoints `missing` is found exactly: each head variable holds NaN during the restore, and one
-    still all NaN after it was not in the checkpoint and gets its value back. `path` may be any model reference
-    (albert.hub.resolve: a name, a hub id or handle, a URL, an archive). `kind` is the format when the caller has
-    already detected it (a ModelDirectory's `format`: albert.weights.formats.read_model_directory), so a model directory is
-    classified once."""
-    if kind is None:
-        path = resolve(path)
-        kind = detect_format(path)
-    if kind != "ours":
-        return load_tensors(model, _source(model, path, kind), init_from_group0)
-    path = resolve_checkpoint_path(checkpoint_of(path))
-    if not _is_run_checkpoint(path):
-        return load_tensors(model, ExportedVariables(model, path), init_from_group0)
+    still all NaN after it was not in the checkpoint and gets its value back."""
+    if kind == "ours" and _is_run_checkpoint(weights):
+        return _load_run_checkpoint(model, weights)
+    source = ExportedVariables(model, weights) if kind == "ours" else _SOURCES[kind](weights, encoder_of(model).config)
+    return load_tensors(model, source, init_from_group0)
+
+
+def _load_run_checkpoint(model, weights: str) -> LoadReport:
     own = {id(v) for v in encoder_of(model).weights}
     heads = [v for v in model.weights if id(v) not in own]
     kept = [np.asarray(v) for v in heads]
     for variable in heads:
         variable.assign(tf.fill(variable.shape, float("nan")))
-    _restore_ours(model, path)
+    _restore_ours(model, weights)
     missing = []
     for variable, value in zip(heads, kept):
         if np.isnan(np.asarray(variable)).all():
             variable.assign(value)
             missing.append(variable.path)
-    return LoadReport(path, [v.path for v in model.weights if v.path not in missing], missing, [], [])
+    return LoadReport(weights, [v.path for v in model.weights if v.path not in missing], missing, [], [])
 
 
 def _is_run_checkpoint(path: str) -> bool:
@@ -237,58 +240,8 @@ def _restore_ours(model, path: str):
 def init_from_checkpoint(model, path: str, init_from_group0: bool = False) -> str:
     """Warm-start any model (the runners' --init_checkpoint) from weights of any format; for our TF2 checkpoints
     the shared `encoder` and any head of the same name are restored. Returns a summary."""
-    kind = detect_format(path)
-    checkpoint = resolve_checkpoint_path(checkpoint_of(path)) if kind == "ours" else None
-    if checkpoint is None or not _is_run_checkpoint(checkpoint):
-        return str(load_weights(model, path, init_from_group0, kind))  # every other format, one path
-    _restore_ours(model, checkpoint)
-    return f"{checkpoint}: restored the encoder (and any head of the same name) from a TF2 checkpoint"
-
-
-def model_class_for(files: ModelDirectory) -> tuple:
-    """(task model class name, constructor arguments, Hugging Face architecture or None) that the weights of
-    a model directory hold: from config.json's `architectures` (Hugging Face), task.json (keras-hub), or the head
-    variables of a checkpoint."""
-    directory = files.weights
-    if files.format == "huggingface":
-        values = huggingface.read_config(directory)
-        name = huggingface.architecture_of(values) or "AlbertModel"
-        if name not in huggingface.ARCHITECTURES:
-            raise AlbertError(f"{files.config}: architecture {name} has no counterpart here (supported: "
-                              f"{', '.join(huggingface.ARCHITECTURES)})")
-        model_class = huggingface.ARCHITECTURES[name].model_class
-        arguments = {"num_labels": huggingface.num_labels(values)} if model_class == "AlbertClassifier" else {}
-        if model_class in ("AlbertClassifier", "AlbertMultipleChoice"):
-            arguments["dropout_prob"] = values.get("classifier_dropout_prob", 0.1)
-        return model_class, arguments, name
-    if files.format == "keras_hub":
-        task, classes = keras_hub.task_of(directory)
-        if task is None:
-            return "AlbertEncoder", {}, None
-        if task not in keras_hub.TASKS:
-            raise AlbertError(f"{directory}/task.json: keras-hub task {task} has no counterpart here (supported: "
-                              f"{', '.join(keras_hub.TASKS)})")
-        model_class = keras_hub.TASKS[task][0]
-        return model_class, ({"num_labels": classes} if model_class == "AlbertClassifier" else {}), None
-    return _class_from_checkpoint(files.weights)
-
-
-def _class_from_checkpoint(path: str) -> tuple:
-    shapes = tf.train.load_checkpoint(path).get_variable_to_shape_map()
-    # The keys, and an object-based checkpoint's variable names (a SavedModel's keys say only `variables/<i>`).
-    names = " ".join(shapes) + " " + " ".join(checkpoint_names(path).values())
-    for marker, model_class in (("cls/predictions", "AlbertPretrainer"), ("mlm_head", "AlbertPretrainer"),
-                                ("albert_pretrainer/predictions", "AlbertPretrainer"),
-                                ("start_logits", "AlbertSquadV2"), ("squad_head/end_dense_0", "AlbertSquadV2"),
-                                ("cls/squad", "AlbertSquadV1"), ("squad_head", "AlbertSquadV1"),
-                                ("choice_head", "AlbertMultipleChoice")):
-        if marker in names:
-            return model_class, {}, None
-    for name, shape in shapes.items():
-        if name == "output_weights" or ("classifier_head/output_weights" in name and "OPTIMIZER" not in name):
-            if shape[0] == 1 and name == "output_weights":
-                raise AlbertError(f"{path}: output_weights [1, H] is a multiple-choice (RACE) head or a regression "
-                                  "classifier; pass --architecture AlbertForMultipleChoice or "
-                                  "AlbertForSequenceClassification")
-            return "AlbertClassifier", {"num_labels": shape[0]}, None
-    return "AlbertEncoder", {}, None
+    kind, weights = locate_weights(path)
+    if kind != "ours" or not _is_run_checkpoint(weights):
+        return str(load_located(model, weights, kind, init_from_group0))  # every other format, one path
+    _restore_ours(model, weights)
+    return f"{weights}: restored the encoder (and any head of the same name) from a TF2 checkpoint"

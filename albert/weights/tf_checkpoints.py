@@ -1,32 +1,13 @@
 """TensorFlow checkpoint files: the original's TF1 name-based checkpoints read and written, a checkpoint path
-resolved, a checkpoint's step. (Which kind a checkpoint is: albert.weights.formats.detect_format.)"""
+resolved, a checkpoint's step. (Which kind a checkpoint is, and which checkpoint a path stands for:
+albert.weights.formats.locate_weights.)"""
 
 import os
 
 import numpy as np
 import tensorflow as tf
 
-from albert.ground.errors import AlbertError
-from albert.weights.formats import directory_format
 from albert.weights.original import original_variable_map
-
-
-def resolve_checkpoint_path(path: str) -> str:
-    """A checkpoint prefix, or a directory whose `checkpoint` file names the latest one."""
-    if tf.io.gfile.isdir(path):
-        latest = tf.train.latest_checkpoint(path)
-        kind = directory_format(path)
-        if latest is None and kind in ("huggingface", "keras_hub"):
-            raise AlbertError(f"{path}: a {kind.replace('_', '-')} directory, not a TF checkpoint; load it with "
-                              "albert.load_weights(model, path) or Model.from_pretrained(path)")
-        if latest is None:
-            raise AlbertError(f"{path}: directory holds no checkpoint (no `checkpoint` file); pass the prefix, "
-                              "e.g. DIR/model.ckpt-best")
-        return latest
-    if not tf.io.gfile.exists(path + ".index"):
-        raise AlbertError(f"{path}: checkpoint not found (no {os.path.basename(path)}.index); pass a "
-                          "checkpoint prefix such as DIR/model.ckpt-best")
-    return path
 
 
 class CheckpointTensors:
@@ -37,7 +18,8 @@ class CheckpointTensors:
     optional = ()  # encoder variables the source may lack (kept initialised, reported missing)
 
     def __init__(self, path: str):
-        self.path = resolve_checkpoint_path(path)
+        """`path`: a checkpoint prefix (albert.weights.formats.locate_weights finds the one a directory names)."""
+        self.path = path
         self._reader = tf.train.load_checkpoint(self.path)
         self.shapes = self._reader.get_variable_to_shape_map()
         self.ignored, self.unused = [], []
