@@ -6,6 +6,9 @@ stderr line must hold). `{w}` is the shared directory of good and bad files, `{o
 CUT = "{w}/cut/model.ckpt.data-00000-of-00001: 6,680 bytes, but its index needs 13,360 (cut short"
 RELEASE_CUT = "{w}/release_cut/model.ckpt-best.data-00000-of-00001: 6,680 bytes"
 
+# run_classifier.py on a user's files: the GLUE task of BASE left out.
+OWN = ["--task_name=", "--data_dir=", "--train_file={w}/own/train.csv", "--text_a_column=sentence"]
+
 CASES = [
     # ---------------------------------------------------------------- run_pretraining.py
     ("pt", ["--input_file="], "--input_file is required"),
@@ -70,7 +73,36 @@ CASES = [
     ("pt", ["--output_dir={w}/notes.txt/sub"], "{w}/notes.txt/sub: cannot write to --output_dir"),
     ("pt", ["--output_dir={w}/readonly/sub"], "{w}/readonly/sub: cannot write to --output_dir"),
     # ---------------------------------------------------------------- run_classifier.py
-    ("cl", ["--task_name="], "--task_name is required"),
+    ("cl", ["--task_name="], "--data_dir goes with --task_name; for your own files pass --train_file / --dev_file / "
+                             "--test_file"),
+    ("cl", ["--task_name=", "--data_dir="], "pass --task_name and --data_dir for a GLUE task, or your own "
+                                            "--train_file / --dev_file / --test_file"),
+    ("cl", ["--train_file={w}/own/train.csv"], "--train_file: for your own files; leave out --task_name and "
+                                               "--data_dir with them"),
+    ("cl", [*OWN, "--train_file={w}/own/latin1.csv"], "{w}/own/latin1.csv:3: byte 0xe9 is not utf-8 text; pass the "
+                                                      "file's encoding with --encoding (e.g. --encoding=latin-1)"),
+    ("cl", [*OWN, "--encoding=klingon"], "--encoding 'klingon' is not an encoding Python knows"),
+    ("cl", [*OWN, "--text_a_column=review"], "{w}/own/train.csv: no column 'review' (--text_a_column); its columns "
+                                             "are 'sentence', 'label'"),
+    ("cl", [*OWN, "--text_a_column="], "--text_a_column: name the text column of your files"),
+    ("cl", [*OWN, "--no_header"], "--text_a_column 'sentence': a file without a header names its columns by 0-based "
+                                  "index (e.g. 0)"),
+    ("cl", [*OWN, "--do_eval"], "pass --dev_file (for --do_eval)"),
+    ("cl", [*OWN, "--do_eval", "--dev_file={w}/own/dev_new_label.csv"],
+     "{w}/own/dev_new_label.csv:4: label 'neutral' is not one of the train file's labels (negative, positive); pass "
+     "--labels with every label"),
+    ("cl", [*OWN, "--train_file={w}/own/no_text.csv"], "{w}/own/no_text.csv:3: no text in column 'sentence' "
+                                                       "(--text_a_column)"),
+    ("cl", [*OWN, "--train_file={w}/own/no_label.csv"], "{w}/own/no_label.csv:2: no label in column 'label' "
+                                                        "(--label_column)"),
+    ("cl", [*OWN, "--train_file={w}/own/one_label.csv"], "{w}/own/one_label.csv: one label ('positive'); a "
+                                                         "classifier needs at least two"),
+    ("cl", [*OWN, "--train_file={w}/own/reviews.xml"], "{w}/own/reviews.xml: cannot tell the format from the "
+                                                       "extension '.xml'"),
+    ("cl", [*OWN, "--file_format=xml"], "--file_format=xml: value should be one of <csv|tsv|jsonl|json>"),
+    ("cl", [*OWN, "--labels=a,a"], "--labels 'a,a': comma-separated label names, each once and none empty"),
+    ("cl", [*OWN, "--regression"], "{w}/own/train.csv:2: label 'negative' is not a number (--regression)"),
+    ("cl", [*OWN, "--train_file={w}/own/missing.csv"], "{w}/own/missing.csv: --train_file not found"),
     ("cl", ["--task_name=glu"], "unknown --task_name 'glu'"),
     ("cl", ["--data_dir={w}/nowhere"], "{w}/nowhere: --data_dir not found"),
     ("cl", ["--data_dir={w}"], "{w}/RTE/train.tsv: file not found; --data_dir must hold RTE/train.tsv"),

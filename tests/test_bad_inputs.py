@@ -103,6 +103,16 @@ def world(tmp_path_factory, corpus_dir):
     write(f"{w}/glue_header_only/RTE/train.tsv", rows[0] + "\n")
     write(f"{w}/glue_bad_label/RTE/train.tsv", rows[0] + "\n0\ta\tb\tmaybe\n")
     write(f"{w}/glue_short_row/RTE/train.tsv", "\n".join(rows[:2]) + "\n2\tonly one column\n")
+    # a user's own classification files, and broken copies
+    reviews = ["sentence,label", '"a gripping, tender film",positive', "dull and long,negative"]
+    write(f"{w}/own/train.csv", "\n".join(reviews) + "\n")
+    write(f"{w}/own/latin1.csv", ("\n".join(reviews) + "\n").encode() + b"caf\xe9 society,positive\n", "wb")
+    write(f"{w}/own/dev_new_label.csv", "\n".join(reviews + ["fine, I guess,neutral"]).replace(
+        "fine, I guess", '"fine, I guess"') + "\n")
+    write(f"{w}/own/no_text.csv", "\n".join(reviews[:2] + [",negative"]) + "\n")
+    write(f"{w}/own/no_label.csv", "\n".join([reviews[0], "a film,"]) + "\n")
+    write(f"{w}/own/one_label.csv", "\n".join(reviews[:2]) + "\n")
+    write(f"{w}/own/reviews.xml", "<reviews/>\n")
     # SQuAD, predictions, no-answer probabilities
     from tests.squad_helpers import make_squad
     import random

@@ -103,3 +103,91 @@ def test_latin1_needs_its_encoding_and_a_test_file_may_have_no_label(tmp_path):
     test.write_text("id,sentence\n0,one\n1,two\n", encoding="utf-8")
     assert [r.label for r in read_rows(str(test), Columns("sentence", label="label"), labelled=False)] == [None] * 2
     assert file_format("x.CSV") == "csv" and file_format("x.data", "tsv") == "tsv"
+
+
+def write_csv(path, header, rows):
+    out = io.StringIO(newline="")
+    writer = csv.writer(out)
+    writer.writerow(header)
+    writer.writerows(rows)
+    path.write_text(out.getvalue(), encoding="utf-8")
+    return str(path)
+
+
+def test_own_task_labels_from_train_then_the_run_directory_then_refused_when_they_differ(tmp_path):
+    from albert.tasks.own_data import LABELS_FILE, labels_record, own_task, recorded_labels
+
+    rows = [(s, "positive" if label == "1" else "negative") for s, label in sst2()]
+    train = write_csv(tmp_path / "train.csv", ["sentence", "label"], rows)
+    dev = write_csv(tmp_path / "dev.csv", ["sentence", "label"], rows[:5])
+    test = write_csv(tmp_path / "test.csv", ["sentence"], [(s,) for s, _ in rows[:3]])
+    columns = Columns("sentence", label="label")
+    task = own_task({"train": train, "dev": dev, "test": test}, columns)
+    assert (task.name, task.labels, task.pair, task.directory) == ("own", ("negative", "positive"), False, "train.csv")
+    assert [(e.guid, e.text_a, e.label) for e in task.examples("dev")] == [(str(i), s, l) for i, (s, l)
+                                                                           in enumerate(rows[:5])]
+    assert [e.guid for e in task.examples("test")] == ["0", "1", "2"]
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / LABELS_FILE).write_text(labels_record(task), encoding="utf-8")
+    assert json.loads((run / LABELS_FILE).read_text()) == {"labels": ["negative", "positive"], "regression": False,
+                                                           "pair": False}
+    recorded = recorded_labels(str(run))
+    assert own_task({"test": test}, columns, recorded=recorded).labels == ("negative", "positive")  # predict-only
+    assert own_task({}, columns, recorded=recorded).labels == ("negative", "positive")  # export-only
+    with pytest.raises(AlbertError) as e:
+        own_task({"dev": dev}, columns, labels=("bad", "good"), recorded=recorded)
+    assert str(e.value) == ("--labels bad,good: the run's labels.json has negative,positive; a run's labels stay as "
+                            "it was trained (another --output_dir for other labels)")
+    with pytest.raises(AlbertError) as e:
+        own_task({"dev": dev}, columns, regression=True, recorded=recorded)
+    assert str(e.value) == "the run's labels.json says it is a classification run; leave out --regression"
+    with pytest.raises(AlbertError) as e:
+        own_task({"dev": dev}, Columns("sentence", "sentence", "label"), recorded=recorded)
+    assert str(e.value) == "the run's labels.json says it was trained on single texts: leave out --text_b_column"
+    with pytest.raises(AlbertError) as e:
+        own_task({"test": test}, columns)
+    assert str(e.value).startswith("which labels? pass --labels, or --train_file")
+    (run / LABELS_FILE).write_text('{"labels": []}')
+    with pytest.raises(AlbertError, match=r"labels.json: not the labels file a training run writes"):
+        recorded_labels(str(run))
+
+
+def test_own_task_json_numbers_regression_and_given_labels(tmp_path):
+    from albert.tasks.own_data import own_task
+
+    lines = [{"text": "one", "score": 1}, {"text": "two", "score": "1"}, {"text": "three", "score": 10},
+             {"text": "four", "score": 2.5}]
+    path = tmp_path / "scores.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    columns = Columns("text", label="score")
+    assert own_task({"train": str(path)}, columns).labels == ("1", "2.5", "10")  # JSON 1 and "1": one label
+    regression = own_task({"train": str(path)}, columns, regression=True)
+    assert regression.name == "own-regression" and regression.labels is None
+    assert [e.label for e in regression.examples("train")] == [1.0, 1.0, 10.0, 2.5]
+    given = own_task({"train": str(path)}, columns, labels=("10", "2.5", "1"))
+    assert given.labels == ("10", "2.5", "1")  # the user's order: their label ids
+    with pytest.raises(AlbertError) as e:
+        own_task({"train": str(path)}, columns, labels=("1", "10"))
+    assert str(e.value) == (f"{path}:4: label '2.5' is not one of --labels' labels (1, 10); pass --labels with every "
+                            "label")
+
+
+def test_own_metrics_equal_scikit_learns_report():
+    from sklearn.metrics import classification_report
+
+    from albert.tasks.metrics import own_metrics
+
+    names = ("cat", "dog", "eel")
+    gold = [0, 0, 1, 1, 1, 2, 2, 0, 1, 0]
+    predicted = [0, 1, 1, 1, 0, 1, 1, 0, 1, 0]  # no eel predicted: its precision is 0, not NaN
+    ours = own_metrics(predicted, gold, names)
+    report = classification_report(gold, predicted, labels=[0, 1, 2], target_names=names, output_dict=True,
+                                   zero_division=0)
+    assert ours["eval_accuracy"] == pytest.approx(report["accuracy"])
+    assert ours["macro_f1"] == pytest.approx(report["macro avg"]["f1-score"])
+    for name in names:
+        assert ours[f"precision[{name}]"] == pytest.approx(report[name]["precision"])
+        assert ours[f"recall[{name}]"] == pytest.approx(report[name]["recall"])
+        assert ours[f"support[{name}]"] == report[name]["support"]
+    assert ours["support[eel]"] == 2 and ours["precision[eel]"] == 0.0

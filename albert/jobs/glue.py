@@ -1,5 +1,6 @@
-"""GLUE fine-tuning (run_classifier.py): train, evaluate every checkpoint keeping the best, predict the test set,
-export a serving model on raw strings with its model.tflite; `--seeds` repeats it per seed and compares."""
+"""Sequence classification fine-tuning (run_classifier.py), on a GLUE task or a user's files (albert.tasks.own_data):
+train, evaluate every checkpoint keeping the best, predict the test set, export a serving model on raw strings with
+its model.tflite; `--seeds` repeats it per seed and compares."""
 
 import os
 
@@ -18,7 +19,8 @@ from albert.jobs.outputs import append_eval_results, begin_training, record_mode
 from albert.model.task_models import AlbertClassifier
 from albert.tasks.classification import cached_features, classification_loss, predict
 from albert.tasks.glue import get_task
-from albert.tasks.metrics import best_key, glue_metrics
+from albert.tasks.own_data import LABELS_FILE, OwnTask, labels_record
+from albert.tasks.metrics import best_key, task_metrics
 from albert.text.tokenization import FullTokenizer
 from albert.train.optimizers import create_optimizer
 from albert.train.settings import Runtime
@@ -32,20 +34,21 @@ SUBMISSION_NAMES = {"cola": "CoLA", "mnli": "MNLI-m", "mismnli": "MNLI-mm", "mrp
                     "qqp": "QQP", "rte": "RTE", "sst-2": "SST-2", "sts-b": "STS-B", "wnli": "WNLI", "ax": "AX"}
 
 
-def run(settings: GlueRun, runtime: Runtime):
+def run(settings: GlueRun, runtime: Runtime, task=None):
     """One fine-tuning into output_dir, or with `seeds` one per seed (output_dir/seed_<s>) and the seeds' dev
-    results compared in seeds_results.txt."""
+    results compared in seeds_results.txt. `task`: a GLUE Task (default: --task_name's) or an own_data.OwnTask."""
+    task = task or get_task(settings.task_name)
     if not settings.seeds:
-        FineTuning(settings, runtime, runtime.random_seed, settings.output_dir).run()
+        FineTuning(settings, runtime, runtime.random_seed, settings.output_dir, task).run()
         return
     seeds = settings.seeds
     best = {}
     for seed in seeds:
         keras.backend.clear_session()
         directory = os.path.join(settings.output_dir, f"seed_{seed}")
-        FineTuning(settings, runtime, seed, directory).run()
+        FineTuning(settings, runtime, seed, directory, task).run()
         best[seed] = best_trial(directory)[2]
-    key, values = best_key(get_task(settings.task_name).name), np.array(list(best.values()))
+    key, values = best_key(task.name), np.array(list(best.values()))
     lines = [f"seed {seed}: best {key} {value:.4f}" for seed, value in best.items()]
     lines.append(f"{key} over {len(seeds)} seeds: mean {values.mean():.4f}, median {np.median(values):.4f}, best "
                  f"{values.max():.4f} (seed {max(best, key=best.get)})")
@@ -56,9 +59,9 @@ def run(settings: GlueRun, runtime: Runtime):
 class FineTuning:
     """Train / evaluate / predict / export once, into `output_dir`."""
 
-    def __init__(self, settings: GlueRun, runtime: Runtime, seed: int, output_dir: str):
+    def __init__(self, settings: GlueRun, runtime: Runtime, seed: int, output_dir: str, task):
         self.settings, self.seed, self.output_dir = settings, seed, output_dir
-        self.task = task = get_task(settings.task_name)
+        self.task = task
         strategy, self.config = begin_job(runtime, settings.albert_config_file, output_dir, seed)
         config = self.config
         self.tokenizer = FullTokenizer(settings.vocab_file, settings.do_lower_case, settings.spm_model_file)
@@ -84,16 +87,18 @@ class FineTuning:
             init_from_checkpoint(self.model, prediction_checkpoint(self.output_dir, s.init_checkpoint))
         if s.do_predict:
             logits, examples = self.logits_of("test", s.predict_batch_size)
-            write_predictions(self.task, logits, examples, self.output_dir)
+            (write_own_predictions if isinstance(self.task, OwnTask) else write_predictions)(
+                self.task, logits, examples, self.output_dir)
         if s.export_dir:
             self.export()
 
     def features(self, split: str, resumed: int | None = None) -> tuple:
         """(record, examples) of a split; with `resumed` (the step a run resumes from) a stale record in the run's
         directory is refused, not rebuilt (albert.data.cache.build)."""
-        s = self.settings
+        s, own = self.settings, isinstance(self.task, OwnTask)
         return cached_features(self.task, s.data_dir, split, self.tokenizer, s.max_seq_length, self.cached_dir,
-                               resumed_run=None if resumed is None else self.output_dir)
+                               resumed_run=None if resumed is None else self.output_dir,
+                               examples=self.task.examples(split) if own else None)
 
     def train_dataset(self, path: str, batch_size: int, context=None):
         """Training batches: the original's, or grouped by length."""
@@ -117,13 +122,19 @@ class FineTuning:
         train_file, _ = self.features("train", resumed)
         self.trainer.train(lambda ctx, batch: self.train_dataset(train_file, batch, ctx),
                            on_checkpoint=self.evaluate if s.do_eval else None,
-                           on_started=lambda: record_model_files(self.output_dir, self.config, s.spm_model_file))
+                           on_started=self.record_files)
+
+    def record_files(self):
+        """The run directory as a model directory, and for a user's files the labels it is trained with."""
+        record_model_files(self.output_dir, self.config, self.settings.spm_model_file)
+        if isinstance(self.task, OwnTask):
+            write_text(os.path.join(self.output_dir, LABELS_FILE), labels_record(self.task))
 
     def dev_metrics(self, logits, examples) -> tuple:
         task = self.task
         gold = np.array([e.label if task.is_regression else task.labels.index(e.label) for e in examples])
         predictions = logits[:, 0] if task.is_regression else logits.argmax(-1)
-        return glue_metrics(task.name, predictions, gold), gold, predictions
+        return task_metrics(task, predictions, gold), gold, predictions
 
     def evaluate(self, step: int, _path=None):
         """Dev metrics of the model as it is, appended to eval_results.txt; model.ckpt-best kept."""
@@ -141,7 +152,7 @@ class FineTuning:
         key = best_key(self.task.name)
         best_step, best_value = record_best(self.model, self.output_dir, step, results[key])
         print(f"eval step {step}: " + " ".join(f"{k} {v:.4f}" for k, v in sorted(results.items())
-                                                 if k != "global_step")
+                                                 if k != "global_step" and "[" not in k)
               + f" | best {key} {best_value:.4f} at step {best_step}")
 
     def export(self):
@@ -149,7 +160,7 @@ class FineTuning:
         --onnx_export model.onnx (the same); with --do_eval the LiteRT file's dev metric beside the float model's
         (tflite_results.txt)."""
         s, task = self.settings, self.task
-        pair = any(layout.text_b is not None for layout in task.splits.values())
+        pair = task.pair
         labels = list(task.labels) if task.labels else None
         export_classifier(self.model, s.spm_model_file, s.do_lower_case, labels, pair, s.max_seq_length,
                           s.export_dir, self.bounds)
@@ -198,3 +209,19 @@ def write_predictions(task, logits, examples, output_dir: str):
     write_text(os.path.join(output_dir, SUBMISSION_NAMES[task.name] + ".tsv"), submission)
     print(f"wrote test_results.tsv, submit_results.tsv and {SUBMISSION_NAMES[task.name]}.tsv "
           f"({len(examples)} examples)")
+
+
+def write_own_predictions(task, logits, examples, output_dir: str):
+    """test_results.tsv of a user's test file: a header, then for each row its 0-based index, the predicted label's
+    name and each class's probability (a regression: the index and the score)."""
+    if task.is_regression:
+        lines = ["index\tprediction"] + [f"{e.guid}\t{np.float32(x)}" for e, x in zip(examples, logits[:, 0])]
+    else:
+        shifted = np.exp(logits - logits.max(-1, keepdims=True))
+        probabilities = (shifted / shifted.sum(-1, keepdims=True)).astype(np.float32)
+        lines = ["\t".join(["index", "prediction", *task.labels])]
+        lines += ["\t".join([e.guid, task.labels[row.argmax()], *(str(p) for p in row)])
+                  for e, row in zip(examples, probabilities)]
+    write_text(os.path.join(output_dir, "test_results.tsv"), "\n".join(lines) + "\n")
+    print(f"wrote test_results.tsv ({len(examples)} rows of {task.files['test']})")
+

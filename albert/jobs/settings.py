@@ -8,6 +8,7 @@ from albert.export.options import OnnxOption, TfliteOptions
 from albert.ground.errors import AlbertError
 from albert.ground.settings_flags import SHARED, Settings, at_least, finite, probability, setting
 from albert.tasks import squad
+from albert.tasks.own_data import parse_labels
 
 INIT_CHECKPOINT_HELP = ("Warm start from any model reference: a checkpoint (original TF1 or ours), a model directory "
                         "(release layout, Hugging Face, keras-hub, TF1 Hub module, Model Garden SavedModel), an "
@@ -78,10 +79,31 @@ class PretrainingRun(Settings):
 class GlueRun(FineTuningExport):
     """run_classifier.py's settings."""
 
-    task_name: str = setting(help="cola, mnli, mismnli, mrpc, rte, sst-2, sts-b, qqp, qnli, wnli or ax.")
-    data_dir: str = setting(help="Directory holding the task's folder (e.g. MNLI/, CoLA/) in the GLUE layout.")
     output_dir: str = setting(help="Checkpoints, eval results and predictions.")
     albert_config_file: str = setting(help="Model config JSON.")
+    task_name: str | None = setting(None, "cola, mnli, mismnli, mrpc, rte, sst-2, sts-b, qqp, qnli, wnli or ax "
+                                    "(with --data_dir); or leave it out and pass your own --train_file / --dev_file "
+                                    "/ --test_file.")
+    data_dir: str | None = setting(None, "Directory holding the task's folder (e.g. MNLI/, CoLA/) in the GLUE "
+                                   "layout.")
+    train_file: str | None = setting(None, "Your own training file instead of --task_name: .csv (RFC 4180 quoting), "
+                                     ".tsv (tab-separated, a quote is text), .jsonl (one object per line) or .json "
+                                     "(one array of objects); the label set is its distinct labels.")
+    dev_file: str | None = setting(None, "Your own dev file (same columns), evaluated at every checkpoint.")
+    test_file: str | None = setting(None, "Your own test file (same columns; the label column may be missing), "
+                                    "predicted into test_results.tsv.")
+    file_format: str | None = setting(None, "The format of --train_file / --dev_file / --test_file when their "
+                                      "extension does not say it.", choices=("csv", "tsv", "jsonl", "json"))
+    text_a_column: str | None = setting(None, "The text column of your files: a header name, or a 0-based index "
+                                        "with --no_header.")
+    text_b_column: str | None = setting(None, "The second text of a pair task (optional).")
+    label_column: str = setting("label", "The label column (a header name, or a 0-based index with --no_header).")
+    no_header: bool = setting(False, "CSV / TSV files without a header line: columns are 0-based indexes.")
+    labels: tuple = setting((), "The label names, comma-separated (default: the train file's distinct labels, sorted "
+                            "as strings, or by value when all are numbers; a run without --do_train reads them from "
+                            "--output_dir/labels.json).", parse=parse_labels)
+    regression: bool = setting(False, "The label is a number: one output, mean squared error, STS-B's metrics.")
+    encoding: str = setting("utf-8", "The text encoding of your files (e.g. latin-1, cp1252).")
     spm_model_file: str | None = setting(None, "SentencePiece model.")
     vocab_file: str | None = setting(None, "WordPiece vocabulary (when --spm_model_file is empty).")
     cached_dir: str | None = setting(None, "Where feature TFRecords are cached (default --output_dir).")

@@ -30,11 +30,12 @@ def write_features(features: list, path: str, max_seq_length: int, regression: b
             writer.write(record)
 
 
-def cached_features(task: Task, data_dir: str, split: str, tokenizer, max_seq_length: int, cached_dir: str,
-                    resumed_run: str | None = None) -> tuple:
+def cached_features(task: Task, data_dir: str | None, split: str, tokenizer, max_seq_length: int, cached_dir: str,
+                    resumed_run: str | None = None, examples: list | None = None) -> tuple:
     """(TFRecord path, examples) of a split; the records are built once and reused while the examples, the
-    tokenizer and max_seq_length are the same (albert.data.cache; `resumed_run`: cache.refuse_rebuild)."""
-    examples = read_examples(task, data_dir, split)
+    tokenizer and max_seq_length are the same (albert.data.cache; `resumed_run`: cache.refuse_rebuild). The
+    examples are read from `data_dir` in the GLUE layout, unless given (a user's files: albert.tasks.own_data)."""
+    examples = read_examples(task, data_dir, split) if examples is None else examples
     os.makedirs(cached_dir, exist_ok=True)
     name = {"dev": "eval", "test": "predict"}.get(split, split)
     path = os.path.join(cached_dir, f"{task.name}_{name}.tf_record")

@@ -54,6 +54,11 @@ class Task:
     def is_regression(self) -> bool:
         return self.labels is None
 
+    @property
+    def pair(self) -> bool:
+        """Whether the task's examples are pairs (text_a, text_b)."""
+        return any(layout.text_b is not None for layout in self.splits.values())
+
 
 def _nli(dev, test, a, b):
     """Header, guid in column 0, texts in columns a and b, label last; the test split is unlabelled."""

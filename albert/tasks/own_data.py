@@ -16,6 +16,7 @@ import math
 import os
 
 from albert.ground.errors import AlbertError
+from albert.tasks.glue import InputExample
 
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".json": "json"}
 FLAGS = {"text_a": "--text_a_column", "text_b": "--text_b_column", "label": "--label_column"}
@@ -198,3 +199,124 @@ def check_labels(rows: list, labels: list, path: str, source: str = "the train f
         if row.label is not None and row.label not in known:
             raise AlbertError(f"{path}:{row.line}: label {row.label!r} is not one of {source} labels "
                               f"({', '.join(labels)}); pass --labels with every label")
+
+
+LABELS_FILE = "labels.json"  # in a run's output_dir: the label names the model was trained with
+SPLIT_FLAGS = {"train": "--train_file", "dev": "--dev_file", "test": "--test_file"}
+
+
+@dataclasses.dataclass(frozen=True)
+class OwnTask:
+    """A classification (or regression) task on a user's files, with what run_classifier.py's job reads of a GLUE
+    Task: `name` (metrics, the feature cache), `labels` (None: regression), `directory` (how exports describe it),
+    `pair`, and `examples(split)`. Every file is read and checked when the task is made (`own_task`), before
+    TensorFlow starts."""
+
+    files: dict  # split -> path
+    labels: tuple | None
+    pair: bool
+    rows: dict = dataclasses.field(repr=False, compare=False)  # split -> [Row]
+
+    @property
+    def name(self) -> str:
+        return "own-regression" if self.labels is None else "own"
+
+    @property
+    def is_regression(self) -> bool:
+        return self.labels is None
+
+    @property
+    def directory(self) -> str:
+        return os.path.basename(self.files.get("train") or next(iter(self.files.values())))
+
+    def examples(self, split: str) -> list:
+        """The split's rows as InputExamples (guid: the row's 0-based index in its file)."""
+        if split not in self.rows:
+            raise AlbertError(f"no {SPLIT_FLAGS[split]} given: the {split} rows are read from it")
+        placeholder = 0.0 if self.is_regression else self.labels[0]
+        return [InputExample(str(index), row.text_a, row.text_b,
+                             placeholder if row.label is None else float(row.label) if self.is_regression
+                             else row.label)
+                for index, row in enumerate(self.rows[split])]
+
+
+def parse_labels(name: str, text: str) -> tuple:
+    """--labels: comma-separated label names, each once."""
+    labels = tuple(label.strip() for label in text.split(","))
+    if not all(labels) or len(set(labels)) != len(labels):
+        raise AlbertError(f"--{name} {text!r}: comma-separated label names, each once and none empty "
+                          "(e.g. --labels=negative,positive)")
+    return labels
+
+
+def recorded_labels(output_dir: str) -> dict | None:
+    """{"labels": [...] or None, "regression": bool} recorded in a run's directory, or None."""
+    path = os.path.join(output_dir, LABELS_FILE)
+    if not os.path.isfile(path):
+        return None
+    try:
+        with open(path, encoding="utf-8") as f:
+            values = json.load(f)
+        labels = values["labels"]
+        if not (labels is None or (isinstance(labels, list) and labels and all(isinstance(x, str) for x in labels))):
+            raise ValueError("labels")
+        return {"labels": labels, "regression": bool(values.get("regression", labels is None)),
+                "pair": bool(values.get("pair", False))}
+    except (ValueError, KeyError, TypeError):
+        raise AlbertError(f"{path}: not the labels file a training run writes ({{\"labels\": [...]}}); remove it "
+                          "or pass --labels") from None
+
+
+def labels_record(task: OwnTask) -> str:
+    """The text of LABELS_FILE for a task."""
+    return json.dumps({"labels": None if task.labels is None else list(task.labels),
+                       "regression": task.is_regression, "pair": task.pair}, ensure_ascii=False, indent=1) + "\n"
+
+
+def own_task(files: dict, columns: Columns, header: bool = True, encoding: str = "utf-8", kind: str | None = None,
+             labels: tuple | None = None, regression: bool = False, recorded: dict | None = None) -> OwnTask:
+    """Read and check every file of a task on a user's files (`files`: split -> path, None where not given).
+    The labels: `labels` (--labels), else those `recorded` by the training run in its directory, else the train
+    file's; each dev label must be one of them; a regression target must be a number."""
+    given = {split: path for split, path in files.items() if path}
+    for split, path in given.items():
+        if not os.path.isfile(path):
+            raise AlbertError(f"{path}: {SPLIT_FLAGS[split]} not found")
+    if regression and labels:
+        raise AlbertError("--regression predicts a number: leave out --labels")
+    if recorded is not None and recorded["regression"] != regression:
+        kind, fix = ("regression", "pass") if recorded["regression"] else ("classification", "leave out")
+        raise AlbertError(f"the run's {LABELS_FILE} says it is a {kind} run; {fix} --regression")
+    pair = columns.text_b is not None
+    if recorded is not None and not given:
+        pair = recorded["pair"]  # an export-only run: the model's inputs as trained
+    elif recorded is not None and recorded["pair"] != pair:
+        fix = "pairs: pass --text_b_column" if recorded["pair"] else "single texts: leave out --text_b_column"
+        raise AlbertError(f"the run's {LABELS_FILE} says it was trained on {fix}")
+    rows = {split: read_rows(path, columns, header, encoding, kind, labelled=split != "test")
+            for split, path in given.items()}
+    if regression:
+        for split, split_rows in rows.items():
+            for row in split_rows:
+                if row.label is not None and _number(row.label) is None:
+                    raise AlbertError(f"{given[split]}:{row.line}: label {row.label!r} is not a number "
+                                      "(--regression)")
+        return OwnTask(given, None, pair, rows)
+    if labels and recorded is not None and tuple(recorded["labels"]) != tuple(labels):
+        raise AlbertError(f"--labels {','.join(labels)}: the run's {LABELS_FILE} has {','.join(recorded['labels'])}; "
+                          "a run's labels stay as it was trained (another --output_dir for other labels)")
+    if labels:
+        source = "--labels'"
+    elif recorded is not None:
+        labels, source = tuple(recorded["labels"]), f"the run's {LABELS_FILE}"
+    elif "train" in rows:
+        labels, source = tuple(label_set(rows["train"])), "the train file's"
+    else:
+        raise AlbertError("which labels? pass --labels, or --train_file, or the --output_dir of the training run "
+                          f"(its {LABELS_FILE})")
+    if len(labels) < 2:
+        raise AlbertError(f"{given.get('train', '--labels')}: one label ({labels[0]!r}); a classifier needs at least "
+                          "two (for a numeric target pass --regression)")
+    for split, split_rows in rows.items():
+        check_labels(split_rows, list(labels), given[split], source)
+    return OwnTask(given, tuple(labels), pair, rows)
