@@ -16,6 +16,7 @@ _NAMES = {  # public name -> the module that defines it (docs/architecture.md li
     "AlbertSquadV1": "albert.model.task_models",
     "AlbertSquadV2": "albert.model.task_models",
     "AlbertMultipleChoice": "albert.model.task_models",
+    "AlbertTokenClassifier": "albert.model.task_models",
     "AlbertPreprocessor": "albert.model.preprocessor",
     "load_model": "albert.model.loading",
     "LoadReport": "albert.weights.loader",

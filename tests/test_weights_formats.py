@@ -16,10 +16,11 @@ from tests.helpers import ROOT, WEIGHT_FIXTURES, golden
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "weights")
 HF_CASES = {"hf_model": "AlbertEncoder", "hf_model_e_eq_h": "AlbertEncoder", "hf_pretraining": "AlbertPretrainer",
             "hf_masked_lm": "AlbertPretrainer", "hf_classifier": "AlbertClassifier", "hf_qa": "AlbertSquadV1",
-            "hf_choice": "AlbertMultipleChoice"}
+            "hf_choice": "AlbertMultipleChoice", "hf_token": "AlbertTokenClassifier"}
 KERAS_HUB_CASES = {"kh_backbone": "AlbertEncoder", "kh_classifier": "AlbertClassifier",
                    "kh_masked_lm": "AlbertPretrainer"}
-ARGUMENTS = {"AlbertClassifier": {"num_labels": 3}, "AlbertMultipleChoice": {"num_choices": 2}}
+ARGUMENTS = {"AlbertClassifier": {"num_labels": 3}, "AlbertMultipleChoice": {"num_choices": 2},
+             "AlbertTokenClassifier": {"num_labels": 5}}
 
 
 def outputs_of(model, expected):
@@ -57,6 +58,7 @@ def test_outputs_equal_the_reference(case):
     fresh = {"hf_masked_lm": {"bert/pooler/dense/kernel", "bert/pooler/dense/bias", "cls/seq_relationship/"
                               "output_weights", "cls/seq_relationship/output_bias"},
              "hf_qa": {"bert/pooler/dense/kernel", "bert/pooler/dense/bias"},
+             "hf_token": {"bert/pooler/dense/kernel", "bert/pooler/dense/bias"},
              "kh_masked_lm": {"cls/seq_relationship/output_weights", "cls/seq_relationship/output_bias"}}
     assert missing == fresh.get(case, set())
 

@@ -12,7 +12,8 @@ a padded batch. Written under tests/fixtures/weights/:
 
 Usage (in a venv of tools/requirements-reference.txt, from the repository root):
     python -m venv .venv-ref && .venv-ref/bin/pip install -r tools/requirements-reference.txt
-    PYTHONPATH=. .venv-ref/bin/python tools/make_weight_fixtures.py
+    PYTHONPATH=. .venv-ref/bin/python tools/make_weight_fixtures.py [--only hf_token ...]
+(`--only`: those Hugging Face fixtures alone, the others and their verified.json entries kept as they are.)
 """
 
 import json
@@ -41,6 +42,7 @@ HF_CASES = {  # directory: (transformers class, config changes)
     "hf_classifier": ("AlbertForSequenceClassification", dict(num_labels=3)),
     "hf_qa": ("AlbertForQuestionAnswering", {}),
     "hf_choice": ("AlbertForMultipleChoice", {}),
+    "hf_token": ("AlbertForTokenClassification", dict(num_labels=5)),
 }
 BATCH, SEQ, CHOICES = 3, 12, 2
 LENGTHS = [12, 9, 5]
@@ -195,12 +197,17 @@ def verify(directory, case_architecture):
             "mismatched_keys": [str(m) for m in info.get("mismatched_keys", [])], "max_abs_diff": diffs}
 
 
-def main():
+def main(only=None):
     os.makedirs(OUT, exist_ok=True)
     work = tempfile.mkdtemp()
     spm = sentencepiece(work)
     verified = {}
+    if only:
+        with open(os.path.join(OUT, "verified.json")) as f:
+            verified = json.load(f)
     for index, (name, (architecture, changes)) in enumerate(HF_CASES.items()):
+        if only and name not in only:
+            continue
         model = hf_model(architecture, changes, seed=300 + index)
         rng = np.random.default_rng(400 + index)
         shape = (BATCH, CHOICES, SEQ) if architecture == "AlbertForMultipleChoice" else (BATCH, SEQ)
@@ -212,7 +219,7 @@ def main():
         np.savez(os.path.join(directory, "golden.npz"), **features, **hf_outputs(model, architecture, features))
         verified[name] = verify(directory, architecture)
         print(name, verified[name])
-    for name, directory in keras_hub_presets(spm, seed=500).items():
+    for name, directory in ({} if only else keras_hub_presets(spm, seed=500)).items():
         if name != "kh_masked_lm":  # transformers' MLM head normalises with 1e-12, keras-hub's with 1e-5
             verified[name] = verify(directory, None)
             print(name, verified[name])
@@ -222,4 +229,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[sys.argv.index("--only") + 1:] if "--only" in sys.argv else None)

@@ -24,7 +24,7 @@ from albert.model.sizing import check_weights_fit
 from albert.ground.rundir import BEST_CHECKPOINT
 from albert.weights import huggingface
 from albert.weights.formats import ARGUMENTS, check_vocabulary, read_model_directory
-from albert.weights.heads import heads_of
+from albert.weights.heads import LABELLED, heads_of
 from albert.weights.loader import load_located
 from albert.weights.original import encoder_of
 from albert.weights.tf_checkpoints import save_original_checkpoint
@@ -45,7 +45,7 @@ def build_model(files: dict, architecture: str | None = None):
         if architecture not in huggingface.ARCHITECTURES:
             raise AlbertError(f"--architecture {architecture}: not one of {', '.join(huggingface.ARCHITECTURES)}")
         model_class = huggingface.ARCHITECTURES[architecture].model_class
-        arguments = {"num_labels": heads.num_labels} if model_class == "AlbertClassifier" else {}
+        arguments = {"num_labels": heads.num_labels} if model_class in LABELLED else {}
     elif heads.model_class is None:
         raise AlbertError(heads.unclear)
     else:

@@ -84,6 +84,14 @@ class ClassificationHead(_OutputWeights):
         super().__init__(config, num_labels, dropout_prob=dropout_prob, **kwargs)
 
 
+class TokenClassificationHead(_OutputWeights):
+    """Token classification (NER): dropout, then `output_weights` [num_labels,H] at every position: [B,T,H] ->
+    [B,T,num_labels]."""
+
+    def __init__(self, config: AlbertConfig, num_labels: int, dropout_prob: float = 0.1, **kwargs):
+        super().__init__(config, num_labels, dropout_prob=dropout_prob, **kwargs)
+
+
 class MultipleChoiceHead(_OutputWeights):
     """RACE head: one score per (context, option) pooled output, `output_weights` [1,H]; [B*C,H] -> [B,C]."""
 

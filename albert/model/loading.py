@@ -15,10 +15,11 @@ from albert.model.task_models import (
     AlbertPretrainer,
     AlbertSquadV1,
     AlbertSquadV2,
+    AlbertTokenClassifier,
 )
 
 CLASSES = (AlbertEncoder, AlbertPreprocessor, AlbertPretrainer, AlbertClassifier, AlbertSquadV1, AlbertSquadV2,
-           AlbertMultipleChoice)
+           AlbertMultipleChoice, AlbertTokenClassifier)
 
 
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):

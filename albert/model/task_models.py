@@ -24,7 +24,7 @@ class _EncoderWithHeads(FromPretrained, TextInputs, ConfigSerializable, keras.Mo
     loading and parameter counts)."""
 
     def build(self, input_shape=None):
-        for name in ("mlm_head", "sop_head", "classifier_head", "squad_head", "choice_head"):
+        for name in ("mlm_head", "sop_head", "classifier_head", "squad_head", "choice_head", "token_head"):
             if hasattr(self, name):
                 getattr(self, name).build()
 
@@ -88,6 +88,27 @@ class AlbertClassifier(_EncoderWithHeads):
         inputs = self._features(inputs)
         return self.classifier_head(self.encoder(inputs, training=training, pooled_only=True)["pooled_output"],
                                     training=training)
+
+
+@register
+class AlbertTokenClassifier(_EncoderWithHeads):
+    """Token classification (NER, run_ner.py): the logits [B,T,num_labels] (float32), one row per position; a word
+    is read at its first piece (albert.tasks.token_features)."""
+
+    checkpoint_heads = ("token",)
+    config_arguments = ("num_labels", "dropout_prob")
+
+    def __init__(self, config: AlbertConfig, num_labels: int, dropout_prob: float = 0.1,
+                 name="albert_token_classifier", **kwargs):
+        super().__init__(name=name, **kwargs)
+        self.config, self.num_labels, self.dropout_prob = config, num_labels, dropout_prob
+        self.encoder = AlbertEncoder(config)
+        self.token_head = heads.TokenClassificationHead(config, num_labels, dropout_prob, name="token_classifier")
+        self.build()
+
+    def call(self, inputs, training=None):
+        inputs = self._features(inputs)
+        return self.token_head(self.encoder(inputs, training=training)["sequence_output"], training=training)
 
 
 @register

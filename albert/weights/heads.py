@@ -12,11 +12,15 @@ from albert.weights.formats import ModelDirectory
 from albert.weights.object_graph import checkpoint_names
 
 # A variable name that marks a head -> the task model class that has it (the first that matches wins).
-_MARKERS = (("cls/predictions", "AlbertPretrainer"), ("mlm_head", "AlbertPretrainer"),
+_MARKERS = (("cls/predictions", "AlbertPretrainer"),
+            ("cls/token", "AlbertTokenClassifier"), ("token_head", "AlbertTokenClassifier"), ("mlm_head", "AlbertPretrainer"),
             ("albert_pretrainer/predictions", "AlbertPretrainer"),
             ("start_logits", "AlbertSquadV2"), ("squad_head/end_dense_0", "AlbertSquadV2"),
             ("cls/squad", "AlbertSquadV1"), ("squad_head", "AlbertSquadV1"),
             ("choice_head", "AlbertMultipleChoice"))
+
+
+LABELLED = ("AlbertClassifier", "AlbertTokenClassifier")  # the classes whose num_labels the weights fix
 
 
 @dataclasses.dataclass(frozen=True)
@@ -42,8 +46,8 @@ def heads_of(files: ModelDirectory) -> Heads:
             raise AlbertError(f"{files.config}: architecture {name} has no counterpart here (supported: "
                               f"{', '.join(huggingface.ARCHITECTURES)})")
         model_class, labels = huggingface.ARCHITECTURES[name].model_class, huggingface.num_labels(values)
-        arguments = {"num_labels": labels} if model_class == "AlbertClassifier" else {}
-        if model_class in ("AlbertClassifier", "AlbertMultipleChoice"):
+        arguments = {"num_labels": labels} if model_class in LABELLED else {}
+        if model_class in (*LABELLED, "AlbertMultipleChoice"):
             arguments["dropout_prob"] = values.get("classifier_dropout_prob", 0.1)
         return Heads(model_class, arguments, name, labels)
     if files.format == "keras_hub":
@@ -66,6 +70,10 @@ def _checkpoint_heads(prefix: str) -> Heads:
     names = " ".join(found) + " " + " ".join(checkpoint_names(prefix).values())
     for marker, model_class in _MARKERS:
         if marker in names:
+            if model_class == "AlbertTokenClassifier":
+                labels = next((shape[0] for name, shape in sorted(found.items())
+                               if "token/output_weights" in name or "token_head/output_weights" in name), 2)
+                return Heads(model_class, {"num_labels": labels}, None, labels)
             return Heads(model_class, {}, None, 2)
     for name, shape in sorted(found.items()):
         if name == "output_weights" or ("classifier_head/output_weights" in name and "OPTIMIZER" not in name):

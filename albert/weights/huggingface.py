@@ -70,6 +70,8 @@ HEAD_TABLES = {  # top-level names of the task classes; keys are albert.weights.
     "squad_v1": [("qa_outputs.weight", "cls/squad/output_weights", SAME),  # [2, H]: start row, end row
                  ("qa_outputs.bias", "cls/squad/output_bias", SAME)],
     "choice": [("classifier.weight", "output_weights", SAME), ("classifier.bias", "output_bias", SAME)],
+    "token": [("classifier.weight", "cls/token/output_weights", SAME), ("classifier.bias", "cls/token/output_bias",
+                                                                        SAME)],
 }
 # Copies that transformers ties to another tensor (written by older versions): checked equal, then ignored.
 TIED = {"predictions.decoder.weight": "albert.embeddings.word_embeddings.weight",
@@ -92,6 +94,7 @@ ARCHITECTURES = {
     "AlbertForSequenceClassification": Architecture("AlbertClassifier", ("classifier",), "albert.", True),
     "AlbertForQuestionAnswering": Architecture("AlbertSquadV1", ("squad_v1",), "albert.", False),
     "AlbertForMultipleChoice": Architecture("AlbertMultipleChoice", ("choice",), "albert.", True),
+    "AlbertForTokenClassification": Architecture("AlbertTokenClassifier", ("token",), "albert.", False),
 }
 # The class each of our models is written as (AlbertSquadV2's decoder has no Hugging Face class).
 DEFAULT_ARCHITECTURE = {a.model_class: name for name, a in reversed(ARCHITECTURES.items())}

@@ -73,6 +73,10 @@ HEAD_TABLES = {
         ("answer_class/dense_0/bias", "squad_head.answer_dense_0.bias"),
         ("answer_class/dense_1/kernel", "squad_head.answer_dense_1.kernel"),
     ],
+    "token": [
+        ("cls/token/output_weights", "token_head.output_weights"),
+        ("cls/token/output_bias", "token_head.output_bias"),
+    ],
     "choice": [
         ("output_weights", "choice_head.output_weights"),
         ("output_bias", "choice_head.output_bias"),
