@@ -79,7 +79,7 @@ CASES = [
                                             "--train_file / --dev_file / --test_file"),
     ("cl", ["--train_file={w}/own/train.csv"], "--train_file: for your own files; leave out --task_name and "
                                                "--data_dir with them"),
-    ("cl", [*OWN, "--train_file={w}/own/latin1.csv"], "{w}/own/latin1.csv:3: byte 0xe9 is not utf-8 text; pass the "
+    ("cl", [*OWN, "--train_file={w}/own/latin1.csv"], "{w}/own/latin1.csv:4: byte 0xe9 is not utf-8 text; pass the "
                                                       "file's encoding with --encoding (e.g. --encoding=latin-1)"),
     ("cl", [*OWN, "--encoding=klingon"], "--encoding 'klingon' is not an encoding Python knows"),
     ("cl", [*OWN, "--text_a_column=review"], "{w}/own/train.csv: no column 'review' (--text_a_column); its columns "
@@ -101,7 +101,7 @@ CASES = [
                                                        "extension '.xml'"),
     ("cl", [*OWN, "--file_format=xml"], "--file_format=xml: value should be one of <csv|tsv|jsonl|json>"),
     ("cl", [*OWN, "--labels=a,a"], "--labels 'a,a': comma-separated label names, each once and none empty"),
-    ("cl", [*OWN, "--regression"], "{w}/own/train.csv:2: label 'negative' is not a number (--regression)"),
+    ("cl", [*OWN, "--regression"], "{w}/own/train.csv:2: label 'positive' is not a number (--regression)"),
     ("cl", [*OWN, "--train_file={w}/own/missing.csv"], "{w}/own/missing.csv: --train_file not found"),
     ("cl", ["--task_name=glu"], "unknown --task_name 'glu'"),
     ("cl", ["--data_dir={w}/nowhere"], "{w}/nowhere: --data_dir not found"),

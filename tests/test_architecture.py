@@ -38,10 +38,11 @@ def read_layers(path: str = ARCHITECTURE) -> list:
 LAYERS = read_layers()
 # The command lines: a function-level import of the package is allowed here, in `main`, after the checks.
 SCRIPTS = ("create_pretraining_data.py", "run_pretraining.py", "run_classifier.py", "run_squad.py", "run_race.py",
+           "run_ner.py",
            "export_to_tfhub.py", "export_checkpoints.py", "albert/convert.py", "albert/info.py",
            "albert/train_spm.py")
 # How many such imports each command line has (each one loads the job and TensorFlow after the flags are checked).
-DEFERRED = {"run_pretraining.py": 1, "run_classifier.py": 1, "run_squad.py": 1, "run_race.py": 1,
+DEFERRED = {"run_pretraining.py": 1, "run_classifier.py": 1, "run_squad.py": 1, "run_race.py": 1, "run_ner.py": 1,
             "export_to_tfhub.py": 1, "export_checkpoints.py": 1, "albert/convert.py": 1}
 
 

@@ -19,6 +19,7 @@ COMMANDS = {
     "run_classifier": (["run_classifier.py"], "--helpfull"),
     "run_squad": (["run_squad.py"], "--helpfull"),
     "run_race": (["run_race.py"], "--helpfull"),
+    "run_ner": (["run_ner.py"], "--helpfull"),
     "run_pretraining": (["run_pretraining.py"], "--helpfull"),
     "create_pretraining_data": (["create_pretraining_data.py"], "--helpfull"),
     "export_to_tfhub": (["export_to_tfhub.py"], "--helpfull"),

@@ -21,6 +21,7 @@ BEGIN, END = "<!-- test map: tools/test_map.py -->", "<!-- end of the test map -
 # The command lines at the top of the repository, and the module each one hands its work to.
 COMMAND_LINES = {"run_classifier.py": ("albert.jobs.glue",), "run_pretraining.py": ("albert.jobs.pretraining",),
                  "run_squad.py": ("albert.jobs.squad",), "run_race.py": ("albert.jobs.race",),
+                 "run_ner.py": ("albert.jobs.ner", "albert.export.ner_serving"),
                  "create_pretraining_data.py": ("albert.data.generator", "albert.data.beam"),
                  "export_to_tfhub.py": ("albert.export.hub",), "export_checkpoints.py": ("albert.export.conversion",)}
 

@@ -209,3 +209,48 @@ class RaceRun(FineTuningExport):
     export_dir: str | None = setting(None, "Export model.ckpt-best as a serving SavedModel over packed inputs "
                                      "([batch, 4, max_seq_length] input_ids, input_mask, segment_ids -> logits "
                                      "[batch, 4]) with its LiteRT model.tflite.")
+
+
+@dataclasses.dataclass(frozen=True)
+class NerRun(FineTuningExport):
+    """run_ner.py's settings."""
+
+    output_dir: str = setting(help="Checkpoints, eval results and predictions.")
+    albert_config_file: str = setting(help="Model config JSON.")
+    spm_model_file: str | None = setting(None, "SentencePiece model.")
+    vocab_file: str | None = setting(None, "WordPiece vocabulary (when --spm_model_file is empty).")
+    init_checkpoint: str | None = setting(None, INIT_CHECKPOINT_HELP)
+    train_file: str | None = setting(None, "Training sentences: CoNLL columns (the word first, the tag last; blank "
+                                     "lines between sentences, -DOCSTART- lines between documents) or JSON Lines "
+                                     "({\"tokens\": [...], \"tags\": [...]}); the tag set is its distinct tags.")
+    dev_file: str | None = setting(None, "Dev sentences (same format), evaluated at every checkpoint.")
+    test_file: str | None = setting(None, "Test sentences (tags optional), predicted into test_predictions.txt.")
+    file_format: str | None = setting(None, "conll or jsonl, when the extension does not say it (.jsonl / .json: "
+                                      "JSON Lines; anything else CoNLL).", choices=("conll", "jsonl"))
+    tag_scheme: str = setting("IOB2", "The tags' scheme, used as given: IOB1, IOB2 or IOBES.",
+                              choices=("IOB1", "IOB2", "IOBES"))
+    strict: bool = setting(False, "Score entities in seqeval's strict mode (only the entities the scheme allows) "
+                           "instead of conlleval's rules.")
+    label_all_tokens: bool = setting(False, "Label every piece of a word (B-X's later pieces as I-X), not only "
+                                     "its first.")
+    encoding: str = setting("utf-8", "The text encoding of the files (e.g. latin-1).")
+    do_lower_case: bool = setting(True, "Lower-case the text (the released SentencePiece models do).")
+    max_seq_length: int = setting(128, "Pieces per window, [CLS] and [SEP] included (at most "
+                                  "max_position_embeddings).", check=at_least(3))
+    doc_stride: int = setting(64, "Pieces between the starts of a long sentence's windows (at most "
+                              "max_seq_length - 2).", check=at_least(1))
+    do_train: bool = setting(False, "Train.")
+    do_eval: bool = setting(False, "Evaluate every checkpoint on --dev_file; keep model.ckpt-best by entity F1.")
+    do_predict: bool = setting(False, "Tag --test_file with model.ckpt-best.")
+    train_batch_size: int = setting(32, "Global training batch (windows).", check=at_least(1))
+    eval_batch_size: int = setting(64, "Eval batch.", check=at_least(1))
+    predict_batch_size: int = setting(64, "Predict batch.", check=at_least(1))
+    learning_rate: float = setting(5e-5, "Peak learning rate.", check=finite)
+    train_step: int = setting(1000, "Training steps (the decay horizon).", check=at_least(1))
+    warmup_step: int = setting(100, "Warmup steps.", check=at_least(0))
+    optimizer: str = setting("adamw", "Optimizer.", choices=OPTIMIZERS)
+    dropout_prob: float = setting(0.1, "Dropout before the token head.", check=probability)
+    export_dir: str | None = setting(None, "Export model.ckpt-best as a serving SavedModel on raw text (a batch of "
+                                     "strings, words split on whitespace -> one tag per word), with model.tflite "
+                                     "(LiteRT: packed ids -> logits) and, with --onnx_export, model.onnx.")
+

@@ -1,0 +1,136 @@
+"""Token-classification files (run_ner.py): CoNLL columns and JSON Lines, read into sentences of words and tags.
+
+    CoNLL       one word per line, whitespace-separated columns, the word first and the tag last (CoNLL-2003's
+                `EU NNP B-NP B-ORG`, or the 2-column `EU B-ORG`); a blank line ends a sentence; a `-DOCSTART-` line
+                starts a document. Every line of a file has the same number of columns.
+    JSON Lines  one sentence per line: {"tokens": ["EU", "rejects", ...], "tags": ["B-ORG", "O", ...]}.
+A test file may have no tags (CoNLL: one column; JSON Lines: no "tags"). Tags are IOB1, IOB2 or IOBES
+(albert.tasks.entities), used as given. Each mistake is one line naming file:line (AlbertError).
+"""
+
+import dataclasses
+import json
+import os
+
+from albert.ground.errors import AlbertError
+from albert.tasks.entities import check_tag, split_tag
+from albert.tasks.own_data import decoded
+
+DOCSTART = "-DOCSTART-"
+FORMATS = ("conll", "jsonl")
+
+
+@dataclasses.dataclass(frozen=True)
+class Sentence:
+    words: tuple
+    tags: tuple | None  # None: a test file without tags
+    line: int  # where the sentence starts in its file
+    document_start: bool = False  # a -DOCSTART- line came before it (since the previous sentence)
+
+
+def file_format(path: str, given: str | None = None) -> str:
+    """conll or jsonl: `given` (--file_format), else .jsonl / .json -> jsonl, anything else CoNLL."""
+    if given:
+        if given not in FORMATS:
+            raise AlbertError(f"--file_format {given!r} is unknown for run_ner.py; use conll or jsonl")
+        return given
+    return "jsonl" if os.path.splitext(path)[1].lower() in (".jsonl", ".json") else "conll"
+
+
+def read_sentences(path: str, scheme: str = "IOB2", labelled: bool = True, encoding: str = "utf-8",
+                   kind: str | None = None) -> list:
+    """The sentences of a CoNLL or JSON Lines file; `labelled`: tags must be there (train and dev files)."""
+    if not os.path.isfile(path):
+        raise AlbertError(f"{path}: not found")
+    text = decoded(path, encoding)
+    kind = file_format(path, kind)
+    sentences = _jsonl(path, text, scheme, labelled) if kind == "jsonl" else _conll(path, text, scheme, labelled)
+    if not sentences:
+        raise AlbertError(f"{path}: no sentences")
+    return sentences
+
+
+def _conll(path: str, text: str, scheme: str, labelled: bool) -> list:
+    sentences, words, tags, start, columns, document = [], [], [], 0, None, False
+
+    def close():
+        nonlocal words, tags, document
+        if words:
+            sentences.append(Sentence(tuple(words), tuple(tags) if tags else None, start, document))
+            words, tags, document = [], [], False
+
+    for number, line in enumerate(text.split("\n"), 1):
+        fields = line.split()
+        if not fields:
+            close()
+            continue
+        if fields[0] == DOCSTART:
+            close()
+            document = True
+            continue
+        if columns is None:
+            columns = len(fields)
+            if labelled and columns < 2:
+                raise AlbertError(f"{path}:{number}: one column; a CoNLL line is `word ... tag` (the tag last)")
+        elif len(fields) != columns:
+            raise AlbertError(f"{path}:{number}: {len(fields)} column(s), but the file's lines have {columns}; a word "
+                              "holds no space")
+        if not words:
+            start = number
+        words.append(fields[0])
+        if columns > 1:
+            check_tag(fields[-1], scheme, f"{path}:{number}")
+            tags.append(fields[-1])
+    close()
+    return sentences
+
+
+def _jsonl(path: str, text: str, scheme: str, labelled: bool) -> list:
+    sentences = []
+    for number, line in enumerate(text.split("\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise AlbertError(f"{path}:{number}: not JSON ({e.msg} at column {e.colno})") from None
+        where = f"{path}:{number}"
+        if not isinstance(value, dict) or not isinstance(value.get("tokens"), list):
+            raise AlbertError(f'{where}: a row is an object {{"tokens": [...], "tags": [...]}}')
+        words, tags = value["tokens"], value.get("tags")
+        if not words or not all(isinstance(w, str) and w.strip() and not any(c.isspace() for c in w) for w in words):
+            raise AlbertError(f"{where}: \"tokens\" must be a non-empty list of words (strings without spaces)")
+        if tags is None:
+            if labelled:
+                raise AlbertError(f'{where}: no "tags"; train and dev rows need one tag per token')
+        else:
+            if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+                raise AlbertError(f'{where}: "tags" must be a list of tag strings (e.g. "B-PER"), not ids')
+            if len(tags) != len(words):
+                raise AlbertError(f"{where}: {len(words)} tokens but {len(tags)} tags")
+            for tag in tags:
+                check_tag(tag, scheme, where)
+        sentences.append(Sentence(tuple(words), None if tags is None else tuple(tags), number))
+    return sentences
+
+
+def tag_set(sentences: list) -> list:
+    """The distinct tags of the train sentences: O first, then by entity type and prefix (B, I, E, S)."""
+    tags = {tag for sentence in sentences for tag in sentence.tags or ()}
+    order = "BIES"
+    return sorted(tags, key=lambda tag: (tag != "O", split_tag(tag)[1], order.find(split_tag(tag)[0])))
+
+
+def check_tags(sentences: list, labels: list, path: str):
+    """Every tag of `sentences` is one of the train file's `labels`."""
+    known = set(labels)
+    for sentence in sentences:
+        for offset, tag in enumerate(sentence.tags or ()):
+            if tag not in known:
+                raise AlbertError(f"{path}: the sentence at line {sentence.line} has tag {tag!r} (word {offset + 1}), "
+                                  f"which the train file never has ({', '.join(labels)})")
+
+
+def is_cased(sentences: list) -> bool:
+    """Whether the words hold upper-case letters (the released SentencePiece models lowercase them)."""
+    return any(any(c.isupper() for c in word) for sentence in sentences[:2000] for word in sentence.words)

@@ -1,0 +1,90 @@
+"""run_ner.py's data: every file read and checked before TensorFlow starts (`ner_task`), the tag set recorded in the
+run directory (labels.json) and read back by evaluation-, prediction- and export-only runs, and the predictions
+written as CoNLL lines (what conlleval reads: `word gold predicted`, or `word predicted` for a test file, with the
+input's -DOCSTART- lines and sentence breaks)."""
+
+import dataclasses
+import json
+import os
+
+from albert.ground.errors import AlbertError
+from albert.tasks.conll import DOCSTART, check_tags, read_sentences, tag_set
+
+LABELS_FILE = "labels.json"
+SPLIT_FLAGS = {"train": "--train_file", "dev": "--dev_file", "test": "--test_file"}
+
+
+@dataclasses.dataclass(frozen=True)
+class NerTask:
+    files: dict  # split -> path
+    labels: tuple
+    scheme: str
+    sentences: dict = dataclasses.field(repr=False, compare=False)  # split -> [Sentence]
+
+    def split(self, name: str) -> list:
+        if name not in self.sentences:
+            raise AlbertError(f"no {SPLIT_FLAGS[name]} given: the {name} sentences are read from it")
+        return self.sentences[name]
+
+
+def recorded(output_dir: str) -> dict | None:
+    """{"labels": [...], "scheme": ...} a training run recorded in its directory, or None."""
+    path = os.path.join(output_dir, LABELS_FILE)
+    if not os.path.isfile(path):
+        return None
+    try:
+        with open(path, encoding="utf-8") as f:
+            values = json.load(f)
+        labels = values["labels"]
+        if not (isinstance(labels, list) and labels and all(isinstance(x, str) for x in labels)):
+            raise ValueError("labels")
+        return {"labels": labels, "scheme": str(values.get("scheme", "IOB2"))}
+    except (ValueError, KeyError, TypeError):
+        raise AlbertError(f"{path}: not the labels file run_ner.py writes ({{\"labels\": [...], \"scheme\": ...}}); "
+                          "remove it, or use another --output_dir") from None
+
+
+def labels_record(task: NerTask) -> str:
+    return json.dumps({"labels": list(task.labels), "scheme": task.scheme}, ensure_ascii=False, indent=1) + "\n"
+
+
+def ner_task(files: dict, scheme: str = "IOB2", encoding: str = "utf-8", kind: str | None = None,
+             recorded_labels: dict | None = None) -> NerTask:
+    """Read and check every file given (`files`: split -> path or None); the tags: those the run recorded, else
+    the train file's; every dev tag must be one of them."""
+    given = {split: path for split, path in files.items() if path}
+    for split, path in given.items():
+        if not os.path.isfile(path):
+            raise AlbertError(f"{path}: {SPLIT_FLAGS[split]} not found")
+    if recorded_labels is not None and recorded_labels["scheme"] != scheme:
+        raise AlbertError(f"the run's {LABELS_FILE} says its tags are {recorded_labels['scheme']}; pass "
+                          f"--tag_scheme={recorded_labels['scheme']}")
+    sentences = {split: read_sentences(path, scheme, split != "test", encoding, kind) for split, path in given.items()}
+    if recorded_labels is not None:
+        labels = list(recorded_labels["labels"])
+        if "train" in sentences:
+            check_tags(sentences["train"], labels, given["train"])
+    elif "train" in sentences:
+        labels = tag_set(sentences["train"])
+    else:
+        raise AlbertError(f"which tags? pass --train_file, or the --output_dir of the training run (its {LABELS_FILE})")
+    if len(labels) < 2:
+        raise AlbertError(f"{given.get('train')}: one tag ({labels[0]!r}); token classification needs at least two")
+    for split in ("dev", "test"):
+        if split in sentences:
+            check_tags(sentences[split], labels, given[split])
+    return NerTask(given, tuple(labels), scheme, sentences)
+
+
+def prediction_lines(sentences: list, predicted: list) -> str:
+    """CoNLL lines of predictions: `word gold predicted` (or `word predicted` for untagged sentences), a blank line
+    after each sentence, the input's -DOCSTART- lines where they were."""
+    out = []
+    for sentence, tags in zip(sentences, predicted, strict=True):
+        if sentence.document_start:
+            out.append(f"{DOCSTART} O O\n\n" if sentence.tags is not None else f"{DOCSTART} O\n\n")
+        gold = sentence.tags if sentence.tags is not None else [None] * len(sentence.words)
+        for word, truth, guess in zip(sentence.words, gold, tags, strict=True):
+            out.append(f"{word} {truth} {guess}\n" if truth is not None else f"{word} {guess}\n")
+        out.append("\n")
+    return "".join(out)
