@@ -197,6 +197,27 @@ CASES = [
     ("ra", ["--albert_config_file={w}"], "{w}: --albert_config_file is a directory"),
     ("ra", ["--export_dir={w}"], "--export_dir {w} holds"),
     ("ra", ["--export_dir={w}/notes.txt"], "--export_dir {w}/notes.txt is a file; pass a directory"),
+    # ---------------------------------------------------------------- run_ner.py
+    ("ner", ["--output_dir="], "--output_dir is required"),
+    ("ner", ["--do_train=false"], "nothing to do"),
+    ("ner", ["--train_file="], "pass --train_file (for --do_train)"),
+    ("ner", ["--do_eval"], "pass --dev_file (for --do_eval)"),
+    ("ner", ["--train_file={w}/ner/missing.txt"], "{w}/ner/missing.txt: --train_file not found"),
+    ("ner", ["--train_file={w}/ner/spilled.txt"], "{w}/ner/spilled.txt:2: 3 column(s), but the file's lines have 4"),
+    ("ner", ["--train_file={w}/ner/iobes.txt"], "{w}/ner/iobes.txt:1: tag 'S-ORG' is not an IOB2 tag; pass "
+                                                "--tag_scheme=IOBES for E- and S- tags"),
+    ("ner", ["--train_file={w}/ner/latin1.txt"], "{w}/ner/latin1.txt:2: byte 0xe9 is not utf-8 text"),
+    ("ner", ["--train_file={w}/ner/ids.jsonl"], '{w}/ner/ids.jsonl:1: "tags" must be a list of tag strings'),
+    ("ner", ["--do_eval", "--dev_file={w}/ner/dev_loc.txt"], "{w}/ner/dev_loc.txt: the sentence at line 1 has tag "
+                                                             "'B-LOC' (word 1), which the train file never has"),
+    ("ner", ["--tag_scheme=BILOU"], "--tag_scheme=BILOU: value should be one of <IOB1|IOB2|IOBES>"),
+    ("ner", ["--file_format=xml"], "--file_format=xml: value should be one of <conll|jsonl>"),
+    ("ner", ["--doc_stride=15"], "--doc_stride 15 must be at most --max_seq_length - 2 = 14"),
+    ("ner", ["--max_seq_length=2"], "--max_seq_length must be at least 3"),
+    ("ner", ["--max_seq_length=32"], "--max_seq_length 32 exceeds max_position_embeddings (16)"),
+    ("ner", ["--dropout_prob=2"], "--dropout_prob must be a probability"),
+    ("ner", ["--export_dir={out}"], "--export_dir {out} is an input of this command"),
+    ("ner", ["--onnx_export=float32"], "--onnx_export=float32 writes model.onnx into the export: pass --export_dir"),
     # ---------------------------------------------------------------- create_pretraining_data.py
     ("cp", ["--input_file="], "--input_file is required"),
     ("cp", ["--output_file="], "--output_file is required"),

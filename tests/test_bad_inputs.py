@@ -22,6 +22,7 @@ KH = os.path.join(ROOT, "tests", "fixtures", "weights", "kh_backbone")
 TF1 = os.path.join(ROOT, "tests", "fixtures", "e_lt_h_shared")
 
 SCRIPTS = {"pt": ["run_pretraining.py"], "cl": ["run_classifier.py"], "sq": ["run_squad.py"], "ra": ["run_race.py"],
+           "ner": ["run_ner.py"],
            "cp": ["create_pretraining_data.py"], "hub": ["export_to_tfhub.py"], "ec": ["export_checkpoints.py"],
            "cv": ["-m", "albert.convert"], "spm": ["-m", "albert.train_spm"], "info": ["-m", "albert.info"],
            "se": ["-m", "albert.tasks.squad_eval"], "cls": ["tools/classify.py"]}
@@ -37,6 +38,8 @@ BASE = {
            "--max_seq_length=16", "--doc_stride=4", "--max_query_length=4"],
     "ra": ["--data_dir={w}/race", "--init_checkpoint={hf}", "--output_dir={out}", "--max_seq_length=16",
            "--max_qa_length=8", "--train_step=1", "--do_eval=false"],
+    "ner": ["--train_file={w}/ner/train.txt", "--init_checkpoint={hf}", "--output_dir={out}", "--max_seq_length=16",
+            "--doc_stride=4", "--do_train", "--train_step=1", "--save_checkpoints_steps=1"],
     "cp": ["--input_file={w}/corpus.txt", "--output_file={out}/a.tfrecord", "--spm_model_file={hf}/spiece.model",
            "--max_seq_length=16", "--max_predictions_per_seq=2", "--dupe_factor=1"],
     "hub": ["--albert_directory={hf}", "--export_path={out}/hub"],
@@ -113,6 +116,14 @@ def world(tmp_path_factory, corpus_dir):
     write(f"{w}/own/no_label.csv", "\n".join([reviews[0], "a film,"]) + "\n")
     write(f"{w}/own/one_label.csv", "\n".join(reviews[:2]) + "\n")
     write(f"{w}/own/reviews.xml", "<reviews/>\n")
+    # run_ner.py's CoNLL files, and broken copies
+    conll = "-DOCSTART- -X- -X- O\n\nEU NNP B-NP B-ORG\nrejects VBZ B-VP O\n\nPeter NNP B-NP B-PER\n"
+    write(f"{w}/ner/train.txt", conll)
+    write(f"{w}/ner/dev_loc.txt", "Paris NNP B-NP B-LOC\n")
+    write(f"{w}/ner/spilled.txt", "EU NNP B-NP B-ORG\nrejects B-VP O\n")
+    write(f"{w}/ner/iobes.txt", "EU NNP B-NP S-ORG\n")
+    write(f"{w}/ner/latin1.txt", b"EU NNP B-NP B-ORG\nCaf\xe9 NNP B-NP B-ORG\n", "wb")
+    write(f"{w}/ner/ids.jsonl", '{"tokens": ["EU"], "tags": [3]}\n')
     # SQuAD, predictions, no-answer probabilities
     from tests.squad_helpers import make_squad
     import random

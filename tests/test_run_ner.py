@@ -134,7 +134,7 @@ def test_serving_model_tags_raw_sentences_as_the_run_did(ner_run):
 def test_onnx_file_in_onnxruntime_alone_equals_keras(ner_run, tmp_path):
     import albert
     from albert.tasks.conll import read_sentences
-    from albert.tasks.token_features import padded, sentence_windows
+    from albert.data.token_windows import padded, sentence_windows
     from albert.text.tokenization import FullTokenizer
     from tests.test_onnx_export import serve_alone
 

@@ -5,7 +5,7 @@
 [B, W] string: each text is split into words on whitespace, each word tokenized alone ([UNK] when it yields no
 piece), the pieces cut into windows of max_seq_length - 2 every doc_stride pieces, and each word tagged at its first
 piece in the window where it has the most context -- the windows and the rule of evaluation
-(albert.tasks.token_features), so the served tags are run_ner.py's.
+(albert.data.token_windows), so the served tags are run_ner.py's.
 """
 
 import json
@@ -17,7 +17,7 @@ from albert.data.buckets import cut_to_bucket
 from albert.data.features import boundaries
 from albert.export.savedmodel import root_with_variables, save
 from albert.model.serialization import float32_copy
-from albert.tasks.token_features import unknown_id
+from albert.data.token_windows import unknown_id
 from albert.text.graph_tokenizer import InGraphTokenizer
 from albert.text.tokenization import FullTokenizer
 

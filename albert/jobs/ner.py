@@ -19,7 +19,7 @@ from albert.jobs.settings import NerRun
 from albert.model.task_models import AlbertTokenClassifier
 from albert.tasks.entities import score
 from albert.tasks.ner_data import LABELS_FILE, NerTask, labels_record, prediction_lines
-from albert.tasks.token_features import padded, sentence_windows, word_tags
+from albert.data.token_windows import padded, sentence_windows, word_tags
 from albert.text.tokenization import FullTokenizer
 from albert.train.optimizers import create_optimizer
 from albert.train.settings import Runtime

@@ -6,17 +6,23 @@ task output only (the classifier's logits, SQuAD's start/end logits, ...), so `c
 stock Keras losses and metrics and `predict` returns nothing else; the hidden states are `model.encoder(inputs)`.
 """
 
+import collections
+
 import keras
+import numpy as np
 import tensorflow as tf
 from keras import ops
 
 from albert.config import AlbertConfig
 from albert.data.features import PACKED_INPUTS
+from albert.data.token_windows import padded, sentence_windows, word_tags
+from albert.ground.errors import AlbertError
 from albert.model import heads
 from albert.model.encoder import AlbertEncoder
 from albert.model.from_pretrained import FromPretrained
 from albert.model.serialization import ConfigSerializable, register
 from albert.model.text_inputs import TextInputs
+from albert.text.tokenization import FullTokenizer
 
 
 class _EncoderWithHeads(FromPretrained, TextInputs, ConfigSerializable, keras.Model):
@@ -90,10 +96,20 @@ class AlbertClassifier(_EncoderWithHeads):
                                     training=training)
 
 
+_Words = collections.namedtuple("_Words", "words tags")
+
+
+def is_word_lists(x) -> bool:
+    """A list of sentences, each a list (or tuple) of word strings."""
+    return isinstance(x, (list, tuple)) and len(x) > 0 and all(
+        isinstance(s, (list, tuple)) and all(isinstance(w, str) for w in s) for s in x) and not all(
+        isinstance(s, str) for s in x)
+
+
 @register
 class AlbertTokenClassifier(_EncoderWithHeads):
     """Token classification (NER, run_ner.py): the logits [B,T,num_labels] (float32), one row per position; a word
-    is read at its first piece (albert.tasks.token_features)."""
+    is read at its first piece (albert.data.token_windows)."""
 
     checkpoint_heads = ("token",)
     config_arguments = ("num_labels", "dropout_prob")
@@ -109,6 +125,48 @@ class AlbertTokenClassifier(_EncoderWithHeads):
     def call(self, inputs, training=None):
         inputs = self._features(inputs)
         return self.token_head(self.encoder(inputs, training=training)["sequence_output"], training=training)
+
+    # fit / predict on lists of words (the preprocessor's SentencePiece model, in windows: albert.data.token_windows)
+    labels = None  # the tag names, in the order of the logits (set by fit on tag strings, or by hand)
+    doc_stride = None  # pieces between a long sentence's windows (default: half the preprocessor's seq_length)
+
+    def _windows(self, sentences, tags=None):
+        self._require_preprocessor()
+        p = self.preprocessor
+        tokenizer = FullTokenizer(None, p.do_lower_case, p.spm_model_file)
+        names = list(self.labels) if self.labels is not None else list(range(self.num_labels))
+        rows = [_Words(tuple(words), None if tags is None else tuple(tags[i])) for i, words in enumerate(sentences)]
+        stride = self.doc_stride or max(1, (p.seq_length - 2) // 2)
+        windows = sentence_windows(rows, tokenizer, names, p.seq_length, stride)
+        return rows, names, windows, padded(windows, p.seq_length)
+
+    def fit(self, x=None, y=None, **kwargs):
+        """Keras fit; `x` may be a list of sentences, each a list of words, and `y` their tags (one per word: names,
+        which set `labels` when it is None, or ids): each word is in the loss once, at its first piece."""
+        if not is_word_lists(x):
+            return super().fit(x, y, **kwargs)
+        if y is None or len(y) != len(x) or any(len(t) != len(w) for t, w in zip(y, x)):
+            raise AlbertError("fit on lists of words needs y: one list of tags per sentence, one tag per word")
+        if self.labels is None and any(isinstance(t, str) for tags in y for t in tags):
+            found = {t for tags in y for t in tags}
+            self.labels = tuple(sorted(found, key=lambda t: (t != "O", t[2:], t[:1])))
+        if self.labels is not None and len(self.labels) != self.num_labels:
+            raise AlbertError(f"{len(self.labels)} tag names ({', '.join(map(str, self.labels))}) for num_labels "
+                              f"{self.num_labels}")
+        _, _, _, arrays = self._windows(x, y)
+        tags = arrays.pop("tag_ids")
+        kwargs.setdefault("sample_weight", (tags >= 0).astype("float32"))
+        return super().fit(arrays, np.maximum(tags, 0), **kwargs)
+
+    def predict(self, x, batch_size=None, **kwargs):
+        """Keras predict; on a list of sentences (each a list of words) one tag per word (names when `labels` is set,
+        else ids), each word read at its first piece in the window where it has the most context."""
+        if not is_word_lists(x):
+            return super().predict(x, batch_size=batch_size, **kwargs)
+        rows, names, windows, arrays = self._windows(x)
+        del arrays["tag_ids"]
+        logits = super().predict(arrays, batch_size=batch_size, **kwargs)
+        return word_tags(windows, np.asarray(logits).argmax(-1), rows, names)
 
 
 @register

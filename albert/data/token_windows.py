@@ -1,4 +1,5 @@
-"""Sentences of words -> packed windows of pieces with a tag id per position (run_ner.py's features), and back.
+"""Sentences of words -> packed windows of pieces with a tag id per position (run_ner.py's features, and
+AlbertTokenClassifier's fit / predict on lists of words), and back.
 
 Each word is tokenized alone (SentencePiece marks it as a word start); a word that yields no piece gets `[UNK]`, so
 every word has a position. A word is labelled on its first piece; its other pieces and [CLS] / [SEP] are out of the
@@ -16,8 +17,6 @@ and after it, plus a hundredth of the window's length) -- in training (it is in 
 import dataclasses
 
 import numpy as np
-
-from albert.tasks.entities import split_tag
 
 IGNORED = -1
 
@@ -55,9 +54,8 @@ def spans(total: int, capacity: int, doc_stride: int) -> list:
 
 def continuation_tag(tag: str, tags: list) -> str:
     """The tag of a word's later pieces under label_all_tokens: B-X as I-X (when I-X is a tag), else the tag."""
-    prefix, kind = split_tag(tag)
-    inside = f"I-{kind}"
-    return inside if prefix == "B" and inside in tags else tag
+    inside = "I-" + tag[2:]
+    return inside if tag.startswith("B-") and inside in tags else tag
 
 
 def windows(sentence_index: int, pieces: list, tag_ids: list | None, max_seq_length: int, doc_stride: int,
@@ -98,7 +96,8 @@ def windows(sentence_index: int, pieces: list, tag_ids: list | None, max_seq_len
 
 def sentence_windows(sentences: list, tokenizer, labels: list, max_seq_length: int, doc_stride: int,
                      label_all_tokens: bool = False) -> list:
-    """The Windows of every sentence (albert.tasks.conll.Sentence), tags as ids into `labels`."""
+    """The Windows of every sentence (anything with `words` and `tags`, e.g. albert.tasks.conll.Sentence; tags None
+    for untagged sentences), tags as ids into `labels`."""
     index = {tag: i for i, tag in enumerate(labels)}
     cls_id, sep_id = tokenizer.convert_tokens_to_ids(["[CLS]", "[SEP]"])
     out = []
