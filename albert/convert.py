@@ -18,6 +18,7 @@ from albert.ground.rundir import BEST_CHECKPOINT
 from albert.ground.settings_flags import Settings, define, setting
 from albert.ground.validators import check_output_path
 from albert.hub.resolve import resolve
+from albert.weights.huggingface import ARCHITECTURES
 
 FORMATS = ("release", "huggingface")
 FLAG_NAMES = {"directory": "--input", "checkpoint": "--checkpoint_name", "spm": "--spm_model_file"}  # in errors
@@ -32,9 +33,7 @@ class Conversion(Settings):
                       "original names) or huggingface (config.json, model.safetensors, spiece.model).",
                       choices=FORMATS)
     architecture: str | None = setting(None, "Hugging Face class the weights hold or are written as (default: read "
-                                       "from the input; AlbertModel, AlbertForPreTraining, AlbertForMaskedLM, "
-                                       "AlbertForSequenceClassification, AlbertForQuestionAnswering, "
-                                       "AlbertForMultipleChoice).")
+                                       f"from the input; {', '.join(ARCHITECTURES)}).")
     checkpoint_name: str = setting(BEST_CHECKPOINT, "Checkpoint prefix inside a release-layout --input.")
     spm_model_file: str | None = setting(None, "SentencePiece model (default: the one of --input).")
 

@@ -46,7 +46,6 @@ import json
 import os
 import sys
 import tempfile
-import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
@@ -122,21 +121,7 @@ def hf_worker(args) -> dict:
     for mode, order in orders.items():
         model.train()
         batches = [collate([examples[i] for i in batch]) for batch in order]
-
-        def step(batch):
-            with autocast:
-                loss = model(**batch).loss
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            optimizer.step()
-            optimizer.zero_grad(set_to_none=True)
-
-        for batch in batches[:WARMUP]:
-            step(batch)
-        start = time.perf_counter()
-        for batch in batches[WARMUP:]:
-            step(batch)
-        result[mode] = args.train_steps * args.batch_size / (time.perf_counter() - start)
+        result[mode] = sides.hf_train_rate(torch, model, optimizer, batches, WARMUP, args.batch_size, autocast)
     model.eval()
     order = sorted(range(args.eval_examples), key=lambda i: int(lengths[i]))
     batches = [collate([{k: v for k, v in examples[i].items() if k != "labels"} for i in order[s:s + EVAL_BATCH]])

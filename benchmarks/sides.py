@@ -2,10 +2,12 @@
 environment (.venv-peers, benchmarks/peers.sh), one measurement in a worker process (its `RESULT <json>` line),
 and saving a picture."""
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHARED = os.path.join(os.path.dirname(ROOT), "shared")
@@ -51,3 +53,24 @@ def hf_base_classifier_config(transformers, num_labels: int = 2):
     return transformers.AlbertConfig(vocab_size=30000, embedding_size=128, hidden_size=768, num_attention_heads=12,
                                      intermediate_size=3072, num_hidden_layers=12, max_position_embeddings=512,
                                      hidden_act="gelu_new", num_labels=num_labels, attn_implementation="sdpa")
+
+
+def hf_train_rate(torch, model, optimizer, batches: list, warmup: int, batch_size: int, autocast=None) -> float:
+    """Examples/s of transformers' training steps (loss, backward, clipping at 1.0, AdamW) over `batches` after
+    the first `warmup` untimed ones (`torch` and the objects passed in: this module imports nothing outside the
+    stdlib)."""
+    def step(batch):
+        with autocast or contextlib.nullcontext():
+            loss = model(**batch).loss
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+
+    for batch in batches[:warmup]:
+        step(batch)
+    start = time.perf_counter()
+    for batch in batches[warmup:]:
+        step(batch)
+    return (len(batches) - warmup) * batch_size / (time.perf_counter() - start)
+

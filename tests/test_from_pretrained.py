@@ -175,8 +175,11 @@ def test_from_pretrained_and_strings_reject_bad_input_with_one_line(released, tm
     with pytest.raises(AlbertError, match=r"model.ckpt-9.index: checkpoint not found; pass checkpoint_name= "
                                           r"\(found: model.ckpt-best\)"):
         albert.AlbertClassifier.from_pretrained(directory, num_labels=2, checkpoint_name="model.ckpt-9")
-    with pytest.raises(AlbertError, match=r"seq_length 64 must be in \[3, max_position_embeddings = 32\]"):
+    with pytest.raises(AlbertError, match=r"AlbertClassifier.from_pretrained: seq_length 64 exceeds "
+                                          r"max_position_embeddings \(32\) of .*albert_config.json$"):
         albert.AlbertClassifier.from_pretrained(directory, num_labels=2, seq_length=64)
+    with pytest.raises(AlbertError, match=r"seq_length 2 leaves no room for a piece between \[CLS\] and \[SEP\]"):
+        albert.AlbertClassifier.from_pretrained(directory, num_labels=2, seq_length=2)
     other = tmp_path / "other"
     shutil.copytree(directory, other)
     (other / "albert_config.json").write_text(json.dumps(dict(PRETRAINED, vocab_size=30000)))

@@ -66,10 +66,10 @@ def test_a_killed_runs_lock_is_taken_over_and_the_file_removed_at_the_end(tmp_pa
 
 def test_a_failed_run_leaves_no_directory_and_a_file_is_refused(tmp_path):
     out = tmp_path / "new"
-    result = run("run_classifier.py", f"--output_dir={out}", "--task_name=MRPC")  # no --data_dir
+    result = run("run_classifier.py", f"--output_dir={out}", "--task_name=MRPC")  # no model, no --data_dir
     assert result.returncode == 2
     assert (result.stderr.strip().splitlines() == [
-        "run_classifier.py: error: --data_dir is required"])
+        "run_classifier.py: error: --albert_config_file is required"])
     assert os.listdir(tmp_path) == []
     (tmp_path / "file").write_text("x")
     result = run("run_pretraining.py", f"--output_dir={tmp_path / 'file'}")

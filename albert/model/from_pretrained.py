@@ -44,9 +44,10 @@ class FromPretrained:
         check_vocabulary(files, config)
         if seq_length is None:
             seq_length = min(DEFAULT_SEQ_LENGTH, config.max_position_embeddings)
-        if not 3 <= seq_length <= config.max_position_embeddings:
-            raise AlbertError(f"{cls.__name__}.from_pretrained: seq_length {seq_length} must be in [3, "
-                              f"max_position_embeddings = {config.max_position_embeddings}] of {files.config}")
+        if seq_length < 3:
+            raise AlbertError(f"{cls.__name__}.from_pretrained: seq_length {seq_length} leaves no room for a piece "
+                              "between [CLS] and [SEP]; pass at least 3")
+        config.check_sequence_length(seq_length, f"{cls.__name__}.from_pretrained: seq_length", files.config)
         model = cls(config, **arguments)
         model.load_report = load_located(model, files.weights, files.format)
         if model.load_report.missing:
