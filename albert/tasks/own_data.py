@@ -285,8 +285,8 @@ def own_task(files: dict, columns: Columns, header: bool = True, encoding: str =
     if regression and labels:
         raise AlbertError("--regression predicts a number: leave out --labels")
     if recorded is not None and recorded["regression"] != regression:
-        kind, fix = ("regression", "pass") if recorded["regression"] else ("classification", "leave out")
-        raise AlbertError(f"the run's {LABELS_FILE} says it is a {kind} run; {fix} --regression")
+        what, fix = ("regression", "pass") if recorded["regression"] else ("classification", "leave out")
+        raise AlbertError(f"the run's {LABELS_FILE} says it is a {what} run; {fix} --regression")
     pair = columns.text_b is not None
     if recorded is not None and not given:
         pair = recorded["pair"]  # an export-only run: the model's inputs as trained
