@@ -17,7 +17,7 @@ from albert.ground import cli
 from albert.ground.errors import AlbertError
 from albert.ground.settings_flags import define
 from albert.ground.validators import check_output_path
-from albert.jobs.preflight import check_fine_tuning, check_tokenizer_given, settings_with_model_files
+from albert.jobs.preflight import check_fine_tuning, check_tokenizer_given, settings_with_model_files, split_files
 from albert.jobs.settings import GlueRun
 from albert.tasks import own_data
 from albert.tasks.glue import get_task
@@ -27,7 +27,6 @@ GLUE = define(GlueRun)
 RUNTIME = define(Runtime, skip=("gradient_accumulation_steps",))  # whole batches
 OWN_FILE_FLAGS = ("train_file", "dev_file", "test_file", "file_format", "text_a_column", "text_b_column",
                   "label_column", "no_header", "labels", "regression", "encoding")
-SPLIT_STEPS = {"train": "do_train", "dev": "do_eval", "test": "do_predict"}  # the step that reads each file
 COMMAND_LINE = define(cli.CommandLineOnly, only=("albert_hub_module_handle", "progress", "num_tpu_cores"))
 
 
@@ -73,16 +72,10 @@ def own_files_task(s):
         raise AlbertError("--data_dir goes with --task_name; for your own files pass --train_file / --dev_file / "
                           "--test_file")
     recorded = own_data.recorded_labels(s.output_dir)
-    wanted = {split: getattr(s, flag) for split, flag in SPLIT_STEPS.items()}
-    given = {"train": s.train_file, "dev": s.dev_file, "test": s.test_file}
-    if not any(given.values()) and recorded is None:
+    if not (s.train_file or s.dev_file or s.test_file) and recorded is None:
         raise AlbertError("pass --task_name and --data_dir for a GLUE task, or your own --train_file / --dev_file / "
                           "--test_file")
-    missing = [f"{own_data.SPLIT_FLAGS[split]} (for --{SPLIT_STEPS[split]})" for split in wanted
-               if wanted[split] and not given[split]]
-    if missing:
-        raise AlbertError(f"pass {', '.join(missing)}")
-    files = {split: given[split] if wanted[split] else None for split in wanted}
+    given, files = split_files(s)
     if not s.do_train and not s.labels and not s.regression and recorded is None:
         files["train"] = given["train"]  # no training run's labels to read: the train file's
     if any(files.values()) and not s.text_a_column:

@@ -10,7 +10,7 @@ r"""Fine-tune ALBERT for token classification (NER): train, evaluate every check
 from albert.ground import cli
 from albert.ground.errors import AlbertError
 from albert.ground.settings_flags import define
-from albert.jobs.preflight import check_fine_tuning, check_tokenizer_given, settings_with_model_files
+from albert.jobs.preflight import check_fine_tuning, check_tokenizer_given, settings_with_model_files, split_files
 from albert.jobs.settings import NerRun
 from albert.tasks import ner_data
 from albert.tasks.conll import is_cased
@@ -19,7 +19,6 @@ from albert.train.settings import Runtime
 NER = define(NerRun)
 RUNTIME = define(Runtime, skip=("gradient_accumulation_steps",))  # whole batches
 COMMAND_LINE = define(cli.CommandLineOnly, only=("albert_hub_module_handle", "progress", "num_tpu_cores"))
-SPLIT_STEPS = {"train": "do_train", "dev": "do_eval", "test": "do_predict"}  # the step that reads each file
 
 
 def validate() -> tuple:
@@ -33,13 +32,8 @@ def validate() -> tuple:
     if s.doc_stride > s.max_seq_length - 2:
         raise AlbertError(f"--doc_stride {s.doc_stride} must be at most --max_seq_length - 2 = {s.max_seq_length - 2}"
                           " (windows would skip pieces)")
-    given = {split: getattr(s, f"{split}_file") for split in SPLIT_STEPS}
-    missing = [f"{ner_data.SPLIT_FLAGS[split]} (for --{step})" for split, step in SPLIT_STEPS.items()
-               if getattr(s, step) and not given[split]]
-    if missing:
-        raise AlbertError(f"pass {', '.join(missing)}")
+    given, files = split_files(s)
     recorded = ner_data.recorded(s.output_dir)
-    files = {split: given[split] if getattr(s, step) else None for split, step in SPLIT_STEPS.items()}
     if recorded is None and not s.do_train:
         files["train"] = given["train"]  # no training run's tags to read: the train file's
     task = ner_data.ner_task(files, s.tag_scheme, s.encoding, s.file_format, recorded)

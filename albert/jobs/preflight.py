@@ -16,6 +16,7 @@ from albert.ground.settings_flags import Flags
 from albert.ground.validators import check_output_path
 from albert.hub.resolve import resolve
 from albert.model.sizing import check_weights_fit
+from albert.tasks.own_data import SPLIT_FLAGS
 from albert.text.tokenization import load_sentencepiece
 from albert.text.wordpiece import load_vocab
 from albert.weights.formats import check_checkpoint_path, default_model_files, directory_files
@@ -100,3 +101,18 @@ def check_fine_tuning(settings, *inputs: str):
         check_output_path("export_dir", s.export_dir.rstrip("/"), (s.output_dir, s.albert_config_file,
                                                                    s.spm_model_file, vocab_file, s.init_checkpoint,
                                                                    *inputs), directory=True)
+
+
+SPLIT_STEPS = {"train": "do_train", "dev": "do_eval", "test": "do_predict"}  # the step that reads each file
+
+
+def split_files(settings) -> tuple:
+    """(given, read) of a runner that reads --train_file / --dev_file / --test_file: each split's file, and the
+    ones its steps read (None where no step reads it); a step without its file is one line."""
+    given = {split: getattr(settings, f"{split}_file") for split in SPLIT_STEPS}
+    missing = [f"{SPLIT_FLAGS[split]} (for --{step})" for split, step in SPLIT_STEPS.items()
+               if getattr(settings, step) and not given[split]]
+    if missing:
+        raise AlbertError(f"pass {', '.join(missing)}")
+    return given, {split: given[split] if getattr(settings, step) else None for split, step in SPLIT_STEPS.items()}
+

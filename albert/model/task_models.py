@@ -102,8 +102,7 @@ _Words = collections.namedtuple("_Words", "words tags")
 def is_word_lists(x) -> bool:
     """A list of sentences, each a list (or tuple) of word strings."""
     return isinstance(x, (list, tuple)) and len(x) > 0 and all(
-        isinstance(s, (list, tuple)) and all(isinstance(w, str) for w in s) for s in x) and not all(
-        isinstance(s, str) for s in x)
+        isinstance(s, (list, tuple)) and all(isinstance(w, str) for w in s) for s in x)
 
 
 @register

@@ -9,9 +9,9 @@ import os
 
 from albert.ground.errors import AlbertError
 from albert.tasks.conll import DOCSTART, check_tags, read_sentences, tag_set
+from albert.tasks.own_data import SPLIT_FLAGS
 
 LABELS_FILE = "labels.json"
-SPLIT_FLAGS = {"train": "--train_file", "dev": "--dev_file", "test": "--test_file"}
 
 
 @dataclasses.dataclass(frozen=True)

@@ -202,7 +202,7 @@ def check_labels(rows: list, labels: list, path: str, source: str = "the train f
 
 
 LABELS_FILE = "labels.json"  # in a run's output_dir: the label names the model was trained with
-SPLIT_FLAGS = {"train": "--train_file", "dev": "--dev_file", "test": "--test_file"}
+SPLIT_FLAGS = {"train": "--train_file", "dev": "--dev_file", "test": "--test_file"}  # run_classifier.py's, run_ner.py's
 
 
 @dataclasses.dataclass(frozen=True)
