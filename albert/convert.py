@@ -1,60 +1,10 @@
-"""Convert ALBERT weights between layouts: any supported input, the release layout or Hugging Face out.
+"""Convert ALBERT weights between layouts.
 
-    python -m albert.convert --input=hf_dir --output=albert_base --to=release
-    python -m albert.convert --input=albert_base --output=hf_dir --to=huggingface
-
---input is a model directory: the release layout (albert_config.json, the SentencePiece .model, a checkpoint with
-the original TF1 names or one of ours), a Hugging Face directory (config.json, model.safetensors, spiece.model) or
-a keras-hub preset; a fine-tuning run's --output_dir is one (it records albert_config.json and the SentencePiece
-model). The library call is albert.export.conversion.convert.
+The command line is albert.commands.convert, installed by `pip install .` as `albert-convert`;
+`python -m albert.convert` runs it with the same flags.
 """
 
-import dataclasses
-import os
-
-from albert.ground import cli
-from albert.ground.errors import AlbertError
-from albert.ground.rundir import BEST_CHECKPOINT
-from albert.ground.settings_flags import Settings, define, setting
-from albert.ground.validators import check_output_path
-from albert.hub.resolve import resolve
-from albert.weights.huggingface import ARCHITECTURES
-
-FORMATS = ("release", "huggingface")
-FLAG_NAMES = {"directory": "--input", "checkpoint": "--checkpoint_name", "spm": "--spm_model_file"}  # in errors
-
-
-@dataclasses.dataclass(frozen=True)
-class Conversion(Settings):
-    input: str = setting(help="Model reference: a model directory (release layout, Hugging Face, keras-hub, TF1 Hub "
-                         "module, Model Garden SavedModel), an archive, a name, a hub id or handle, a URL.")
-    output: str = setting(help="Output directory (replaced if it exists).")
-    to: str = setting(help="Output layout: release (albert_config.json, 30k-clean.model, model.ckpt-best with the "
-                      "original names) or huggingface (config.json, model.safetensors, spiece.model).",
-                      choices=FORMATS)
-    architecture: str | None = setting(None, "Hugging Face class the weights hold or are written as (default: read "
-                                       f"from the input; {', '.join(ARCHITECTURES)}).")
-    checkpoint_name: str = setting(BEST_CHECKPOINT, "Checkpoint prefix inside a release-layout --input.")
-    spm_model_file: str | None = setting(None, "SentencePiece model (default: the one of --input).")
-
-
-CONVERSION = define(Conversion)
-COMMAND_LINE = define(cli.CommandLineOnly, only=("progress",))
-
-
-def main(argv):
-    del argv
-    s = CONVERSION.build()
-    directory = resolve(s.input)
-    if not os.path.isdir(directory):
-        raise AlbertError(f"{directory}: --input not found (a model directory)")
-    check_output_path("output", s.output.rstrip("/"), (directory, s.spm_model_file), directory=True)
-    from albert.export.conversion import convert  # TensorFlow loads here, once the flags are checked
-
-    report = convert(directory, s.output, s.to, s.architecture, s.checkpoint_name, s.spm_model_file, FLAG_NAMES)
-    fresh = f"; freshly initialised (not in the input): {', '.join(report.missing)}" if report.missing else ""
-    print(f"wrote {s.output} ({s.to}) from {report.path}: {len(report.loaded)} tensors{fresh}")
-
+from albert.commands.convert import command
 
 if __name__ == "__main__":
-    cli.run(main)
+    command()

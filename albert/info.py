@@ -1,49 +1,10 @@
-"""Parameters, FLOPs and training memory of an ALBERT config, computed (albert.model.sizing), not built.
+"""Parameters, FLOPs and training memory of an ALBERT config.
 
-    python -m albert.info --preset base_v2 --batch_size 8 --seq_length 512
-    python -m albert.info --albert_config_file albert_config.json
-    python -m albert.info --batch_table
+The command line is albert.commands.info, installed by `pip install .` as `albert-info`;
+`python -m albert.info` runs it with the same flags.
 """
 
-import sys
-
-from albert.ground.cli import ArgumentParser
-from albert.config import PRESETS, AlbertConfig
-from albert.train.settings import PRECISIONS
-from albert.ground.errors import AlbertError
-from albert.model.sizing import batch_table, report
-
-
-def main(argv=None) -> int:
-    parser = ArgumentParser(prog="python -m albert.info", description=__doc__.split("\n")[0])
-    source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("--albert_config_file", help="an albert_config.json")
-    source.add_argument("--preset", choices=sorted(PRESETS), help="a released configuration")
-    source.add_argument("--batch_table", action="store_true",
-                        help="the largest training batch of base/large/xlarge/xxlarge (v2) at --seq_length")
-    parser.add_argument("--batch_size", type=int, default=8)
-    parser.add_argument("--seq_length", type=int, default=512)
-    parser.add_argument("--precision", choices=PRECISIONS, default="fp32")
-    args = parser.parse_args(argv)
-    if args.batch_table:
-        if not 1 <= args.seq_length <= 512:
-            print("python -m albert.info: error: --seq_length must be 1..512 (max_position_embeddings of the "
-                  "released models)", file=sys.stderr)
-            return 2
-        print(batch_table(args.seq_length))
-        return 0
-    try:
-        config = (AlbertConfig.from_json_file(args.albert_config_file) if args.albert_config_file
-                  else AlbertConfig.preset(args.preset))
-        if args.batch_size < 1 or args.seq_length < 1:
-            raise AlbertError("--batch_size and --seq_length must be positive")
-        config.check_sequence_length(args.seq_length, "--seq_length")
-    except AlbertError as e:
-        print(f"python -m albert.info: error: {e}", file=sys.stderr)
-        return 2
-    print(report(config, args.batch_size, args.seq_length, args.precision))
-    return 0
-
+from albert.commands.info import command
 
 if __name__ == "__main__":
-    sys.exit(main())
+    command()

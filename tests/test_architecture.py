@@ -37,13 +37,18 @@ def read_layers(path: str = ARCHITECTURE) -> list:
 
 LAYERS = read_layers()
 # The command lines: a function-level import of the package is allowed here, in `main`, after the checks.
-SCRIPTS = ("create_pretraining_data.py", "run_pretraining.py", "run_classifier.py", "run_squad.py", "run_race.py",
-           "run_ner.py",
-           "export_to_tfhub.py", "export_checkpoints.py", "albert/convert.py", "albert/info.py",
-           "albert/train_spm.py")
+COMMANDS = ("create_pretraining_data", "run_pretraining", "run_classifier", "run_squad", "run_race", "run_ner",
+            "export_to_tfhub", "export_checkpoints", "convert", "info", "train_spm")
+SCRIPTS = tuple(f"albert/commands/{name}.py" for name in COMMANDS)
 # How many such imports each command line has (each one loads the job and TensorFlow after the flags are checked).
-DEFERRED = {"run_pretraining.py": 1, "run_classifier.py": 1, "run_squad.py": 1, "run_race.py": 1, "run_ner.py": 1,
-            "export_to_tfhub.py": 1, "export_checkpoints.py": 1, "albert/convert.py": 1}
+DEFERRED = {f"albert/commands/{name}.py": 1 for name in ("run_pretraining", "run_classifier", "run_squad", "run_race",
+                                                           "run_ner", "export_to_tfhub", "export_checkpoints",
+                                                           "convert")}
+# The top-level scripts and `python -m albert.<name>`: each imports its command and runs it, nothing else.
+THIN = {"create_pretraining_data.py": "create_pretraining_data", "run_pretraining.py": "run_pretraining",
+        "run_classifier.py": "run_classifier", "run_squad.py": "run_squad", "run_race.py": "run_race",
+        "run_ner.py": "run_ner", "export_to_tfhub.py": "export_to_tfhub", "export_checkpoints.py": "export_checkpoints",
+        "albert/convert.py": "convert", "albert/info.py": "info", "albert/train_spm.py": "train_spm"}
 
 
 def package_modules(root=ROOT) -> dict:
@@ -158,6 +163,19 @@ def test_the_package_root_holds_only_its_front_its_config_and_its_command_lines(
     for name in ("convert.py", "info.py", "train_spm.py"):
         with open(os.path.join(ROOT, "albert", name), encoding="utf-8") as f:
             assert 'if __name__ == "__main__":' in f.read(), name
+
+
+def test_the_scripts_are_thin_and_every_command_has_its_console_script():
+    """Each top-level script and `python -m albert.<name>` module is its docstring, one import of its command and the
+    call; pyproject.toml installs each command as albert-<name with dashes> (tests/test_package.py runs them)."""
+    for script, name in THIN.items():
+        with open(os.path.join(ROOT, script), encoding="utf-8") as f:
+            tree = ast.parse(f.read())
+        assert [type(node).__name__ for node in tree.body] == ["Expr", "ImportFrom", "If"], script
+        assert (tree.body[1].module, [a.name for a in tree.body[1].names]) == (f"albert.commands.{name}", ["command"])
+    with open(os.path.join(ROOT, "pyproject.toml"), encoding="utf-8") as f:
+        scripts = dict(re.findall(r'^"?([\w-]+)"? = "(albert\.commands\.\w+:command)"$', f.read(), re.M))
+    assert scripts == {"albert-" + name.replace("_", "-"): f"albert.commands.{name}:command" for name in COMMANDS}
 
 
 def test_the_docs_map_every_module_to_its_tests():

@@ -86,4 +86,4 @@ def test_a_tag_outside_the_scheme_is_one_line():
     assert str(e.value) == "train.txt:3: tag 'S-PER' is not an IOB2 tag; pass --tag_scheme=IOBES for E- and S- tags"
     with pytest.raises(AlbertError) as e:
         check_tag("PER", "IOB2", "train.txt:4")
-    assert str(e.value) == "train.txt:4: tag 'PER' is not O or B-/I-/E-/S- followed by a type (e.g. B-PER)"
+    assert str(e.value) == "train.txt:4: tag 'PER' is not O or B-/I-/E-/S- followed by a type without spaces (e.g. B-PER)"

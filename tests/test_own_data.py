@@ -95,7 +95,7 @@ def test_latin1_needs_its_encoding_and_a_test_file_may_have_no_label(tmp_path):
     path.write_bytes("sentence,label\nfine,1\nun film tr\xe8s \xe9mouvant,0\n".encode("latin-1"))
     with pytest.raises(AlbertError) as raised:
         read_rows(str(path), Columns("sentence", label="label"))
-    assert str(raised.value) == (f"{path}:3: byte 0xe8 is not utf-8 text; pass the file's encoding with --encoding "
+    assert str(raised.value) == (f"{path}:3: byte 0xe8 is not UTF-8 text; pass the file's encoding with --encoding "
                                  "(e.g. --encoding=latin-1)")
     assert read_rows(str(path), Columns("sentence", label="label"), encoding="latin-1")[1].text_a == \
         "un film très émouvant"

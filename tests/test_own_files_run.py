@@ -103,7 +103,7 @@ def test_latin1_csv_is_one_line_without_its_encoding_and_trains_with_it(tmp_path
     assert result.returncode == 2
     first = next(i for i, (sentence, _) in enumerate(rows) if "\xe9" in sentence) + 2  # after the header line
     assert result.stderr.strip().splitlines() == [
-        f"run_classifier.py: error: {path}:{first}: byte 0xe9 is not utf-8 text; pass the file's encoding with --encoding "
+        f"run_classifier.py: error: {path}:{first}: byte 0xe9 is not UTF-8 text; pass the file's encoding with --encoding "
         "(e.g. --encoding=latin-1)"]
     assert not (tmp_path / "out").exists()
     result = run_script("run_classifier.py", *args, "--encoding=latin-1")

@@ -86,10 +86,11 @@ def test_blank_substitution_and_truncation_token_by_token(tmp_path):
 
 @pytest.mark.parametrize("article, message", [
     ({"id": "x.txt", "article": "a", "questions": ["q"], "options": [["a", "b", "c"]], "answers": ["A"]},
-     "question x.txt-0 has 3 options; RACE needs 4"),
+     "question 'x.txt-0' has 3 options; RACE needs 4"),
     ({"id": "x.txt", "article": "a", "questions": ["q"], "options": [["a", "b", "c", "d"]], "answers": ["E"]},
-     "question x.txt-0 has answer 'E'; use A, B, C or D"),
-    ({"id": "x.txt", "article": "a"}, "an article needs id, article, questions, options and answers"),
+     "question 'x.txt-0' has answer 'E'; use A, B, C or D"),
+    ({"id": "x.txt", "article": "a"}, "an article is an object with id, article, questions, options and answers "
+                                      r"\(questions, options, answers missing\)"),
 ])
 def test_bad_articles(tmp_path, article, message):
     directory = tmp_path / "RACE" / "dev" / "high"
@@ -104,7 +105,7 @@ def test_malformed_json_and_empty_split(tmp_path):
     directory.mkdir(parents=True)
     good = json.dumps(ARTICLES["middle"][0])
     (directory / "all.txt").write_text(good + "\n" + good[:-5] + "\n")
-    with pytest.raises(AlbertError, match=r"middle/all.txt:2: malformed JSON \("):
+    with pytest.raises(AlbertError, match=r"middle/all.txt:2: not JSON \("):
         read_examples(str(tmp_path), "test", middle_only=True)
     (directory / "all.txt").write_text("")
     with pytest.raises(AlbertError, match=r"RACE/test: no questions in the test split"):

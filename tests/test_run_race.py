@@ -109,7 +109,7 @@ def test_bad_data_is_one_line_exit_2(tmp_path, case):
         path.write_text(json.dumps(first) + "\n")
     elif case == "malformed":
         path.write_text(json.dumps(first) + "\n" + json.dumps(first)[:-3] + "\n")
-        message = f"{path}:2: malformed JSON ("
+        message = f"{path}:2: not JSON ("
     else:
         for level in ("middle", "high"):
             (tmp_path / "RACE" / "train" / level / "all.txt").write_text("")

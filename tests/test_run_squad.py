@@ -147,7 +147,7 @@ def bad_train_file(directory, case):
     if case == "malformed":
         path.write_text(json.dumps(data, indent=1)[:200])
         lines = path.read_text().count("\n") + 1
-        return path, f"{path}: malformed JSON at line {lines} column "
+        return path, f"{path}:{lines}: not JSON ("
     qa = data["data"][2]["paragraphs"][0]["qas"][0]
     qa["answers"][0]["answer_start"] += 1
     path.write_text(json.dumps(data))

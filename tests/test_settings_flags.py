@@ -19,19 +19,19 @@ def seeds(name, text):
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Shared(Settings):
-    precision: str = setting("fp32", "Compute precision.", choices=("fp32", "bf16"), module=SHARED)
+    precision: str = setting("fp32", "Compute precision.", choices=("fp32", "bf16"), module=SHARED, group="hardware")
 
 
 @dataclasses.dataclass(frozen=True)
 class Job(Shared):
-    data_dir: str = setting(help="Where the data is.")
-    steps: int = setting(10, "Training steps.", check=at_least(1))
-    rate: float = setting(0.5, "Peak rate.", check=finite)
-    dropout: float = setting(0.1, "Dropout.", check=probability)
-    keep: int = setting(5, "Checkpoints kept.", check=at_least(1))
-    verbose: bool = setting(False, "Talk.")
-    threshold: float | None = setting(None, "A threshold.")
-    seeds: tuple = setting((), "Comma-separated seeds.", parse=seeds)
+    data_dir: str = setting(help="Where the data is.", group="inputs")
+    steps: int = setting(10, "Training steps.", check=at_least(1), group="training")
+    rate: float = setting(0.5, "Peak rate.", check=finite, group="training")
+    dropout: float = setting(0.1, "Dropout.", check=probability, group="training")
+    keep: int = setting(5, "Checkpoints kept.", check=at_least(1), group="training")
+    verbose: bool = setting(False, "Talk.", group="training")
+    threshold: float | None = setting(None, "A threshold.", group="training")
+    seeds: tuple = setting((), "Comma-separated seeds.", parse=seeds, group="training")
 
 
 def generated(argv=(), **options):
@@ -110,9 +110,9 @@ def test_a_library_caller_meets_the_same_checks():
 def test_a_field_without_a_flag_type_needs_a_parser():
     @dataclasses.dataclass(frozen=True)
     class Odd(Settings):
-        sizes: tuple = setting((), "Sizes.")
+        sizes: tuple = setting((), "Sizes.", group="training")
 
     with pytest.raises(TypeError, match="sizes: no flag type"):
         define(Odd, values=flags.FlagValues())
     with pytest.raises(TypeError, match="immutable"):
-        setting([], "A list.")
+        setting([], "A list.", group="training")

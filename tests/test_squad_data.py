@@ -138,13 +138,13 @@ def test_reading_checks_training_answers(tmp_path):
         {"id": "x1", "question": "What?", "answers": [{"text": "fox", "answer_start": 3}]}]}]}]}))
     with pytest.raises(AlbertError) as e:
         squad.read_examples(str(path), is_training=True)
-    assert str(e.value) == (f"{path}: question x1: answer 'fox' does not occur at answer_start 3 of its context "
+    assert str(e.value) == (f"{path}: question 'x1': answer 'fox' does not occur at answer_start 3 of its context "
                             "(found ' fo')")
     assert squad.read_examples(str(path), is_training=False)[0].question_text == "What?"
     path.write_text('{"data": [\n {"paragraphs": [}\n]}')
     with pytest.raises(AlbertError) as e:
         squad.read_examples(str(path), is_training=False)
-    assert str(e.value) == f"{path}: malformed JSON at line 2 column 18 (Expecting value)"
+    assert str(e.value) == f"{path}:2: not JSON (Expecting value at column 18)"
 
 
 def test_the_feature_cache_is_rebuilt_when_answers_tokenizer_or_size_change(tmp_path, sp_model, corpus_dir):

@@ -87,5 +87,5 @@ def test_command_line_prints_the_official_keys(tmp_path):
     result = subprocess.run([sys.executable, "-m", "albert.tasks.squad_eval", str(tmp_path / "data.json"),
                              str(tmp_path / "bad.json")], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert result.returncode == 2
-    assert result.stderr.strip() == (f"squad_eval: error: {tmp_path / 'bad.json'}: malformed JSON at line 1 "
-                                     "column 9 (Expecting property name enclosed in double quotes)")
+    assert result.stderr.strip() == (f"squad_eval: error: {tmp_path / 'bad.json'}:1: not JSON (Expecting property "
+                                     "name enclosed in double quotes at column 9)")

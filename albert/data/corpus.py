@@ -1,10 +1,14 @@
-"""Reading a pretraining corpus: comma-separated globs of plain or gzip text, one sentence per line, a blank line
-between documents. Local paths are read directly; URLs (gs://, hdfs://, ...) through tf.io.gfile."""
+"""Reading a pretraining corpus: comma-separated globs of plain or gzip text, one sentence per line (LF, CRLF or CR
+line ends), a blank line between documents. Local paths are read directly; URLs (gs://, hdfs://, ...) through
+tf.io.gfile."""
 
 import gzip
+import os
+import zlib
 
-from albert.ground.errors import AlbertError
-from albert.ground.paths import glob_files, open_file
+from albert.ground.errors import AlbertError, shown_path
+from albert.ground.paths import glob_files, is_remote, open_file
+from albert.ground.userfiles import check_readable, stream_lines
 
 
 def no_documents(files: list) -> AlbertError:
@@ -20,6 +24,8 @@ def expand_inputs(spec: str, kind: str = "input file") -> list[str]:
         if not pattern:
             continue
         matches = glob_files(pattern)
+        if not matches and not is_remote(pattern) and os.path.lexists(pattern):
+            check_readable(pattern, "input file")  # there, but no regular file: says what it is
         if not matches:
             raise AlbertError(f"{pattern}: no {kind} matches; check --input_file")
         files.extend(matches)
@@ -29,10 +35,17 @@ def expand_inputs(spec: str, kind: str = "input file") -> list[str]:
 
 
 def _open_binary(path: str):
-    try:
-        raw = open_file(path, "rb")
-    except OSError as e:
-        raise AlbertError(f"{path}: cannot read the input file ({e.strerror})") from None
+    if is_remote(path):
+        try:
+            raw = open_file(path, "rb")
+        except OSError as e:
+            raise AlbertError(f"{path}: cannot read the input file ({e.strerror})") from None
+    else:
+        check_readable(path, "input file")  # a directory, a FIFO or a device: one line, never read
+        try:
+            raw = open(path, "rb")
+        except OSError as e:
+            raise AlbertError(f"{shown_path(path)}: cannot read the input file ({e.strerror})") from None
     head = raw.read(2)
     raw.seek(0)
     if head == b"\x1f\x8b":  # gzip magic, whatever the file is called
@@ -41,17 +54,13 @@ def _open_binary(path: str):
 
 
 def read_lines(path: str):
-    """Yield (line number, text) of a file, decoding UTF-8 strictly: invalid bytes are an error naming the line."""
+    """Yield (line number, text) of a file, lines ending at LF, CRLF or CR (albert.ground.userfiles), decoding UTF-8
+    strictly: invalid bytes are an error naming the line."""
     with _open_binary(path) as f:
         try:
-            for lineno, raw in enumerate(f, 1):
-                try:
-                    yield lineno, raw.decode("utf-8")
-                except UnicodeDecodeError as e:
-                    raise AlbertError(f"{path}:{lineno}: invalid UTF-8 (byte {e.start + 1} of the line); the "
-                                      "corpus must be UTF-8 text") from None
-        except (OSError, EOFError) as e:
-            raise AlbertError(f"{path}: cannot read the input file ({e})") from None
+            yield from stream_lines(f, path)
+        except (OSError, EOFError, zlib.error) as e:
+            raise AlbertError(f"{shown_path(path)}: cannot read the input file ({e})") from None
 
 
 def read_documents(paths: list[str], tokenize_to_ids, normalize) -> list:

@@ -59,16 +59,21 @@ class Options(Settings):
     """How instances are made (create_pretraining_data.py's flags of the same names)."""
 
     max_seq_length: int = setting(512, "Maximum tokens per instance, [CLS] and [SEP]s included.",
-                                  check=at_least(5, "[CLS] A [SEP] B [SEP] with a token in A and B"))
+                                  check=at_least(5, "[CLS] A [SEP] B [SEP] with a token in A and B"), group="instances")
     short_seq_prob: float = setting(0.1, "Probability of a shorter random target length for a document pass.",
-                                    check=probability)
-    masked_lm_prob: float = setting(0.15, "Fraction of tokens to mask.", check=probability)
-    max_predictions_per_seq: int = setting(20, "Maximum masked positions per instance.", check=at_least(1))
-    do_whole_word_mask: bool = setting(True, "Mask whole words (all pieces of a word together).")
-    ngram: int = setting(3, "Maximum n-gram length (in words with whole-word masking).", check=at_least(1))
-    favor_shorter_ngram: bool = setting(True, "n-gram length probabilities proportional to 1/n (else reversed).")
-    random_next_sentence: bool = setting(False, "BERT next-sentence negatives instead of sentence-order swaps.")
-    do_permutation: bool = setting(False, "Also add permuted-token predictions (doubles the masked-LM arrays).")
+                                    check=probability, group="instances")
+    masked_lm_prob: float = setting(0.15, "Fraction of tokens to mask.", check=probability, group="instances")
+    max_predictions_per_seq: int = setting(20, "Maximum masked positions per instance.", check=at_least(1),
+                                           group="instances")
+    do_whole_word_mask: bool = setting(True, "Mask whole words (all pieces of a word together).", group="instances")
+    ngram: int = setting(3, "Maximum n-gram length (in words with whole-word masking).", check=at_least(1),
+                         group="instances")
+    favor_shorter_ngram: bool = setting(True, "n-gram length probabilities proportional to 1/n (else reversed).",
+                                        group="instances")
+    random_next_sentence: bool = setting(False, "BERT next-sentence negatives instead of sentence-order swaps.",
+                                         group="instances")
+    do_permutation: bool = setting(False, "Also add permuted-token predictions (doubles the masked-LM arrays).",
+                                   group="instances")
 
     def ngram_cumulative(self) -> list:
         """The cumulative distribution of the n-gram length n over 1..ngram: p(n) proportional to 1/n (reversed

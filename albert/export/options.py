@@ -22,16 +22,16 @@ class TfliteOptions(Settings):
 
     tflite_quantization: str = setting(
         "none", "Post-training quantization of the model.tflite written with the export: none (float32), "
-        "dynamic_int8 (int8 weights) or float16.", choices=TFLITE_QUANTIZATIONS, module=SHARED)
+        "dynamic_int8 (int8 weights) or float16.", choices=TFLITE_QUANTIZATIONS, module=SHARED, group="export")
     tflite_metadata: str = setting(
         "tokenizer", "TFLite metadata in the model.tflite: tokenizer (input roles, the tokenizer -- a SentencePiece "
         "model that does the original's preprocessing itself -- and the label names, so that MediaPipe Tasks and "
-        "the TFLite Task Library run it on raw text) or none.", choices=TFLITE_METADATA, module=SHARED)
+        "the TFLite Task Library run it on raw text) or none.", choices=TFLITE_METADATA, module=SHARED, group="export")
     tflite_length: str = setting(
         "default", "The model.tflite's sequence axis: fixed (the export's length), dynamic (any length up to it: a "
         "caller feeds each batch cut to its longest example) or default: fixed for the files whose runtime needs it "
         "(the TF Hub encoder: MediaPipe TextEmbedder; SQuAD 1.1: the TFLite Task Library's BertQuestionAnswerer) and "
-        "with --length_buckets=none, dynamic otherwise.", choices=TFLITE_LENGTHS, module=SHARED)
+        "with --length_buckets=none, dynamic otherwise.", choices=TFLITE_LENGTHS, module=SHARED, group="export")
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -41,7 +41,7 @@ class OnnxOption(Settings):
     onnx_export: str = setting(
         "none", "With --export_dir, also write model.onnx (the packed ids -> outputs endpoint, dynamic batch and "
         "sequence axes, for ONNX Runtime): float32, dynamic_int8 (int8 MatMul weights) or none. Needs pip install "
-        "'.[onnx]'.", choices=ONNX_EXPORTS, module=SHARED)
+        "'.[onnx]'.", choices=ONNX_EXPORTS, module=SHARED, group="export")
 
 
 def check_onnx_export(choice: str, export_dir: str | None):
@@ -70,29 +70,31 @@ class ModelDirectory(Settings):
         help="Directory with albert_config.json, the SentencePiece model and the checkpoint; or a Hugging Face "
         "directory (config.json, model.safetensors, spiece.model), a keras-hub preset, a TF1 Hub module, a Model "
         "Garden SavedModel; or any model reference (a name such as albert_base_v2, a Hugging Face id, a TF Hub "
-        "handle, a URL, an archive: downloaded once into the cache).", module=SHARED)
-    checkpoint_name: str = setting(BEST_CHECKPOINT, "Checkpoint prefix inside --albert_directory.", module=SHARED)
+        "handle, a URL, an archive: downloaded once into the cache).", module=SHARED, group="model")
+    checkpoint_name: str = setting(BEST_CHECKPOINT, "Checkpoint prefix inside --albert_directory.", module=SHARED,
+                                   group="model")
     spm_model_file: str | None = setting(None, "SentencePiece model (default: the one .model file of the "
-                                         "directory).", module=SHARED)
+                                         "directory).", module=SHARED, group="model")
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class HubExport(ModelDirectory, TfliteOptions):
     """export_to_tfhub.py's settings."""
 
-    export_path: str = setting(help="Output directory (replaced if it exists).")
-    do_lower_case: bool = setting(True, "Lower-case text in the preprocessor.")
+    export_path: str = setting(help="Output directory (replaced if it exists).", group="export")
+    do_lower_case: bool = setting(True, "Lower-case text in the preprocessor.", group="export")
     seq_length: int | None = setting(None, "Length of the preprocessor's default packing (default: 128, or the "
-                                     "model's max_position_embeddings when it is smaller).", check=at_least(3))
+                                     "model's max_position_embeddings when it is smaller).", check=at_least(3),
+                                     group="export")
     length_buckets: str = setting(
         "default", "The preprocessor packs a batch to the smallest of these lengths that holds its longest text (at "
         "most --seq_length), so the encoder computes no more: default (8, 12, 16, 20, 24, 28, 32, 40, 48, ...: four "
         "per doubling), none (always --seq_length, and a model.tflite of that fixed length instead of any length), "
-        "or comma-separated lengths.", module=SHARED)
+        "or comma-separated lengths.", module=SHARED, group="export")
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class CheckpointExport(ModelDirectory):
     """export_checkpoints.py's settings."""
 
-    export_path: str = setting(help="Prefix of the checkpoint to write (e.g. out/model.ckpt-best).")
+    export_path: str = setting(help="Prefix of the checkpoint to write (e.g. out/model.ckpt-best).", group="export")

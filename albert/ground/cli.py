@@ -10,7 +10,7 @@ import sys
 
 from absl import app, flags, logging
 
-from albert.ground import stderr_filter
+from albert.ground import help, stderr_filter
 from albert.ground.cpu import prefer_onednn
 from albert.ground.errors import AlbertError
 from albert.ground.rundir import exclusive
@@ -22,28 +22,61 @@ class CommandLineOnly(Settings):
     """The flags a command line reads itself (each command picks its own: `define(CommandLineOnly, only=...)`)."""
 
     albert_hub_module_handle: str | None = setting(
-        None, "The original's flag: a TF Hub module (a handle such as https://tfhub.dev/google/albert_base/3, a "
-        "directory or any model reference) that supplies the weights, the config and the SentencePiece model "
-        "(--albert_config_file and --spm_model_file then optional); with --init_checkpoint too, that checkpoint's "
-        "weights are loaded.")  # becomes the job's init_checkpoint, albert_config_file and spm_model_file
-    progress: bool = setting(True, "Show a progress bar (size, rate) while a model is downloaded, when stderr is a "
-                             "terminal; --noprogress: never (also ALBERT_NOPROGRESS=1).", module=SHARED)
-    num_tpu_cores: int = setting(8, "Kept for compatibility (the TPU strategy finds its cores).", module=SHARED)
-    use_einsum: bool = setting(True, "Kept for compatibility (attention is always einsum-shaped).")
-    do_lower_case: bool = setting(True, "Unused (kept for compatibility).")  # export_checkpoints.py's
-    masked_lm_budget: float = setting(0.0, "Not supported (online masking was never functional in the original).")
-    task_name: str = setting("race", "Only race.")  # run_race.py's: the original's flag, one value
-    vocab_file: str | None = setting(None, "Unused: SQuAD features need the SentencePiece model.")  # run_squad.py's
+        None, "A TF Hub module that supplies the weights, the config and the SentencePiece model: a handle such as "
+        "https://tfhub.dev/google/albert_base/3, a directory or any model reference (--albert_config_file and "
+        "--spm_model_file then optional); with --init_checkpoint too, that checkpoint's weights are loaded.",
+        group="model")  # becomes the job's init_checkpoint, albert_config_file and spm_model_file
+    progress: bool = setting(True, "Show a progress bar while a model is downloaded: its size and rate, when stderr "
+                             "is a terminal; --noprogress: never (also ALBERT_NOPROGRESS=1).", module=SHARED,
+                             group="model")
+    num_tpu_cores: int = setting(8, "Kept for compatibility (the TPU strategy finds its cores).", module=SHARED,
+                                 group="compatibility")
+    use_einsum: bool = setting(True, "Kept for compatibility (attention is always einsum-shaped).",
+                               group="compatibility")
+    do_lower_case: bool = setting(True, "Unused (kept for compatibility).",
+                                  group="compatibility")  # export_checkpoints.py's
+    masked_lm_budget: float = setting(0.0, "Not supported (online masking was never functional in the original).",
+                                      group="compatibility")
+    task_name: str = setting("race", "Only race.",
+                             group="compatibility")  # run_race.py's: the original's flag, one value
+    vocab_file: str | None = setting(None, "Unused: SQuAD features need the SentencePiece model.",
+                                     group="compatibility")  # run_squad.py's
 
 
 def program() -> str:
     return sys.argv[0].rsplit("/", 1)[-1]
 
 
-def parse_flags(argv, known_only: bool = False):
+HELP = ("--help", "-help", "--helpshort", "-helpshort", "-?")
+HELPFULL = ("--helpfull", "-helpfull")
+
+
+def help_asked(argv) -> str | None:
+    """'help' or 'helpfull' when the command line asks for one (before any `--`), else None."""
+    for arg in argv[1:]:
+        if arg == "--":
+            return None
+        if arg in HELP:
+            return "help"
+        if arg in HELPFULL:
+            return "helpfull"
+    return None
+
+
+def parse_flags(argv, known_only: bool = False, doc: str = ""):
     """absl's flag parsing with this project's error convention: a bad flag is one line and exit status 2 (absl:
-    two lines, status 1); --help / --helpfull print the usage and exit 0 (absl: 1). With `known_only`, flags this
-    program does not define are left in the returned argv (Beam's pipeline options)."""
+    two lines, status 1); --help prints the command's docstring `doc` and its flags by group, --helpfull absl's full
+    listing (albert.ground.help), and exit 0 (absl: 1). With `known_only`, flags this program does not define are
+    left in the returned argv (Beam's pipeline options)."""
+    asked = help_asked(argv)
+    if asked:
+        text = help.short_help(doc) if asked == "help" else help.full_help(doc)
+        try:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        except BrokenPipeError:  # `... --help | head`
+            pass
+        sys.exit(0)
     try:
         return flags.FLAGS(argv, known_only=known_only)
     except flags.Error as e:
@@ -76,7 +109,8 @@ def run(main, output_dir_flag: str | None = None, pass_unknown: bool = False):
                 code = 2
         sys.exit(code)
 
-    app.run(guarded, flags_parser=lambda argv: parse_flags(argv, known_only=pass_unknown))
+    doc = sys.modules[main.__module__].__doc__ or f"{program()} [flags]\n"
+    app.run(guarded, flags_parser=lambda argv: parse_flags(argv, known_only=pass_unknown, doc=doc))
 
 
 class ArgumentParser(argparse.ArgumentParser):

@@ -5,7 +5,8 @@ a second run on the same directory stops at once with one line naming the first 
 time). The kernel drops the lock of a killed run, so the next run takes the directory over (and says so, and removes
 the temporary files and half-written checkpoints the killed run left: albert.ground.atomic.remove_leftovers); the lock
 file is removed when the run ends, and a directory the run created and left empty (a bad flag found after the lock
-was taken) is removed too. In a multi-worker run each worker locks its own name (`.albert.lock.<task>_<index>`),
+was taken) is removed too; a run that fails before its first checkpoint in a new or empty directory removes what it
+wrote there (`remove_unfinished`). In a multi-worker run each worker locks its own name (`.albert.lock.<task>_<index>`),
 as each keeps its own checkpoints. Remote paths (gs://...) are not locked: flock needs a local file system.
 """
 
@@ -13,6 +14,7 @@ import contextlib
 import fcntl
 import json
 import os
+import shutil
 import socket
 import sys
 import time
@@ -47,6 +49,7 @@ def exclusive(output_dir: str):
     if os.path.exists(output_dir) and not os.path.isdir(output_dir):
         raise AlbertError(f"{output_dir}: --output_dir is a file; pass a directory")
     created = not os.path.exists(output_dir)
+    fresh = created or not os.listdir(output_dir)  # nothing of an earlier run: what is here at a failure is ours
     try:
         os.makedirs(output_dir, exist_ok=True)
         path = os.path.join(output_dir, lock_name())
@@ -74,6 +77,10 @@ def exclusive(output_dir: str):
                   f"{time.strftime('%Y-%m-%d %H:%M:%S')}: {command[:300]}\n".encode(), 0)
     try:
         yield
+    except Exception:
+        if fresh:
+            remove_unfinished(output_dir)
+        raise
     finally:
         with contextlib.suppress(OSError):
             os.unlink(path)  # still holding the lock: a run waiting on this inode fails, a new one makes its own
@@ -81,3 +88,21 @@ def exclusive(output_dir: str):
         with contextlib.suppress(OSError):
             if created and not os.listdir(output_dir):
                 os.rmdir(output_dir)
+
+
+def remove_unfinished(output_dir: str):
+    """What a run that failed before its first checkpoint wrote in its (new or empty) directory: its copies of the
+    config and SentencePiece model, feature records, summaries. Once a checkpoint is there, nothing is removed (a
+    rerun resumes from it)."""
+    for _, _, files in os.walk(output_dir):  # a --seeds run's checkpoints are in seed_<s>/
+        if any(name.startswith((CHECKPOINT, "checkpoint")) for name in files):
+            return
+    for name in os.listdir(output_dir):
+        if name.startswith(LOCK):
+            continue
+        target = os.path.join(output_dir, name)
+        with contextlib.suppress(OSError):
+            if os.path.isdir(target) and not os.path.islink(target):
+                shutil.rmtree(target)
+            else:
+                os.unlink(target)

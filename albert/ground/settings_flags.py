@@ -31,15 +31,33 @@ flags.disclaim_key_flags()
 # The heading --helpfull lists the flags the runners share under (the module that defined them by hand first).
 SHARED = "albert.ground.cli"
 
+# What a user is doing with a flag: the headings of a command's --help, in this order (albert.ground.help).
+GROUPS = {
+    "inputs": "Inputs and outputs",
+    "own_files": "Your own files (instead of --task_name and --data_dir)",
+    "instances": "Pretraining instances",
+    "model": "Model and weights",
+    "training": "Training",
+    "evaluation": "Evaluation and prediction",
+    "export": "Export",
+    "hardware": "Hardware and distribution",
+    "compatibility": "Accepted for compatibility with the original (no effect)",
+}
 
-def setting(default=dataclasses.MISSING, help: str = "", *, choices: tuple | None = None, module: str | None = None,
-            check=None, parse=None, why: str = "") -> dataclasses.Field:
-    """A settings field and its flag: `help` (the flag's help text), `choices` (an enum flag; a value outside them
-    is refused when the settings are built), `module` (the --helpfull heading; default: the command line's own;
-    SHARED for the runners' shared flags), `check` (a function of (flag name, value) raising AlbertError: a range
-    check, e.g. at_least(1)), `parse` (the flag is a string, this function of (flag name, text) makes the value),
-    `why` (a field without a default is required: why, said in the message)."""
-    metadata = {"help": help, "choices": choices, "module": module, "check": check, "parse": parse, "why": why}
+
+def setting(default=dataclasses.MISSING, help: str = "", *, group: str, choices: tuple | None = None,
+            module: str | None = None, check=None, parse=None, why: str = "") -> dataclasses.Field:
+    """A settings field and its flag: `help` (the flag's help text; its first sentence, up to the first '.', ':' or
+    ';', is the flag's line in --help), `group` (what a user does with it: a key of GROUPS, its --help heading),
+    `choices` (an enum flag; a value outside them is refused when the settings are built), `module` (the --helpfull
+    heading; default: the command line's own; SHARED for the runners' shared flags), `check` (a function of (flag
+    name, value) raising AlbertError: a range check, e.g. at_least(1)), `parse` (the flag is a string, this function
+    of (flag name, text) makes the value), `why` (a field without a default is required: why, said in the
+    message)."""
+    if group not in GROUPS:
+        raise TypeError(f"group {group!r} is none of {', '.join(GROUPS)}")
+    metadata = {"help": help, "group": group, "choices": choices, "module": module, "check": check, "parse": parse,
+                "why": why}
     if isinstance(default, (list, dict, set)):
         raise TypeError("a setting's default must be immutable (a tuple, not a list)")
     if default is dataclasses.MISSING:
@@ -135,6 +153,26 @@ class Flags:
         """A flag's parsed value by its field's name (a check before the settings are built)."""
         return values[self.names[field]].value
 
+    def given(self, values=flags.FLAGS, unchecked: tuple = ()) -> types.SimpleNamespace:
+        """The fields as the flags give them, text parsed, before the settings are built and their ranges checked:
+        what a command line checks before it resolves a model reference (which may download). A required field
+        left empty is one line, except those in `unchecked` (which a model reference may supply)."""
+        given = {}
+        for field in dataclasses.fields(self.cls):
+            if field.name in self.names and field.name not in unchecked and field.default is dataclasses.MISSING \
+                    and values[self.names[field.name]].value in (None, ""):
+                why = field.metadata.get("why")
+                raise AlbertError(f"--{self.names[field.name]} is required" + (f": {why}" if why else ""))
+            if field.name not in self.names:
+                given[field.name] = None if field.default is dataclasses.MISSING else field.default
+                continue
+            value = values[self.names[field.name]].value
+            parse = field.metadata.get("parse")
+            if parse:
+                value = field.default if value is None else parse(self.names[field.name], value)
+            given[field.name] = value
+        return types.SimpleNamespace(**given)
+
 
 def define(cls, *, only: tuple | None = None, skip: tuple = (), defaults: dict | None = None,
            helps: dict | None = None, names: dict | None = None, values=flags.FLAGS) -> Flags:
@@ -146,7 +184,7 @@ def define(cls, *, only: tuple | None = None, skip: tuple = (), defaults: dict |
     unknown = (set(only or ()) | set(skip) | set(defaults) | set(helps) | set(names)) - known
     if unknown:
         raise TypeError(f"{cls.__name__} has no field {', '.join(sorted(unknown))}")
-    generated = {}
+    generated, own = {}, cls.__dict__.get("__annotations__", {})
     for field in dataclasses.fields(cls):
         if (only is not None and field.name not in only) or field.name in skip:
             continue
@@ -162,6 +200,25 @@ def define(cls, *, only: tuple | None = None, skip: tuple = (), defaults: dict |
         else:
             _KINDS[flag_type(field)](name, default, text, flag_values=values, module_name=module)
         if module:
-            flags.declare_key_flag(name, flag_values=values)  # --help lists it with the command line's own flags
+            flags.declare_key_flag(name, flag_values=values)  # --helpfull lists it with the command line's own flags
         generated[field.name] = name
+        LINES.setdefault(id(values), []).append(Line(
+            name, field.metadata["group"], field.default is dataclasses.MISSING and field.name not in defaults,
+            field.name not in own, text))
     return Flags(cls, generated)
+
+
+@dataclasses.dataclass(frozen=True)
+class Line:
+    """What a command's --help says of one generated flag (albert.ground.help): its name, its group, whether it is
+    required, whether its field is inherited (listed after the class's own), its help text."""
+
+    name: str
+    group: str
+    required: bool
+    inherited: bool
+    help: str
+
+
+# id(flag values) -> the Lines of the flags generated into them, in the order they were defined.
+LINES: dict = {}

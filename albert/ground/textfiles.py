@@ -1,10 +1,10 @@
 """Reading the text and JSON files users give: UTF-8 strictly, every problem one AlbertError naming file and line."""
 
 import json
-import os
 import sys
 
 from albert.ground.errors import AlbertError
+from albert.ground.userfiles import read_bytes
 
 
 def decode_utf8(data: bytes, path: str) -> str:
@@ -20,17 +20,9 @@ def decode_utf8(data: bytes, path: str) -> str:
 
 
 def read_text(path: str, what: str = "file") -> str:
-    """A local text file, whole (`what` names it in the errors: "SQuAD file", "predictions", ...)."""
-    if os.path.isdir(path):
-        raise AlbertError(f"{path}: is a directory; pass the {what} itself")
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except FileNotFoundError:
-        raise AlbertError(f"{path}: {what} not found") from None
-    except OSError as e:
-        raise AlbertError(f"{path}: cannot read the {what} ({e.strerror})") from None
-    return decode_utf8(data, path)
+    """A local text file, whole (`what` names it in the errors: "SQuAD file", "predictions", ...), opened as every
+    file a user gives (albert.ground.userfiles.read_bytes: a directory, a FIFO, what the OS refused: one line)."""
+    return decode_utf8(read_bytes(path, what), path)
 
 
 # How a malformed JSON file's position is said: a user's data file, and a model directory's config or shard index

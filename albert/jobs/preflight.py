@@ -42,6 +42,29 @@ def model_files(init_checkpoint: str | None, albert_config_file: str | None, spm
     return init_checkpoint or module, albert_config_file, spm_model_file
 
 
+MODEL_FILE_FIELDS = ("init_checkpoint", "albert_config_file", "spm_model_file")  # what a model reference supplies
+
+
+def given_settings(job: Flags, hub_module: str | None = None, values=flags.FLAGS):
+    """A runner's settings as its flags give them, before any model reference is resolved (which may download):
+    what it checks first (nothing to do, its data files). The model files are left to a model reference when there
+    is one; a local model file named but missing is one line now."""
+    reference = hub_module or ("init_checkpoint" in job.names and job.value("init_checkpoint", values))
+    given = job.given(values, unchecked=MODEL_FILE_FIELDS if reference else ())
+    check_local_files(getattr(given, "albert_config_file", None), getattr(given, "spm_model_file", None),
+                      getattr(given, "vocab_file", None))
+    return given
+
+
+def check_local_files(albert_config_file: str | None, spm_model_file: str | None, vocab_file: str | None):
+    """Each model file given as a local path is a file."""
+    for name, path in (("albert_config_file", albert_config_file), ("spm_model_file", spm_model_file),
+                       ("vocab_file", vocab_file)):
+        if path and not is_remote(path) and not os.path.isfile(path):
+            raise AlbertError(f"{path}: --{name} " + ("is a directory; pass the file" if os.path.isdir(path) else
+                                                      "not found"))
+
+
 def settings_with_model_files(job: Flags, hub_module: str | None = None, values=flags.FLAGS):
     """A runner's settings, built from its parsed flags once the model files are worked out (`model_files`): the
     three settings a model reference supplies are overridden, the others are the flags'."""
@@ -66,11 +89,7 @@ def check_model_files(albert_config_file: str, max_seq_length: int, spm_model_fi
                       vocab_file: str | None = None, init_checkpoint: str | None = None) -> AlbertConfig:
     """A runner's model files, before any work: the config parses and fits `max_seq_length`, the tokenizer file
     exists, loads and fits the config's vocab_size, and `init_checkpoint` exists and is whole. Returns the config."""
-    for name, path in (("albert_config_file", albert_config_file), ("spm_model_file", spm_model_file),
-                       ("vocab_file", vocab_file)):
-        if path and not is_remote(path) and not os.path.isfile(path):
-            raise AlbertError(f"{path}: --{name} " + ("is a directory; pass the file" if os.path.isdir(path) else
-                                                      "not found"))
+    check_local_files(albert_config_file, spm_model_file, vocab_file)
     config = AlbertConfig.from_json_file(albert_config_file)
     check_weights_fit(config, albert_config_file)
     config.check_sequence_length(max_seq_length, "--max_seq_length", albert_config_file)

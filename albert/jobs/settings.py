@@ -29,11 +29,11 @@ class LengthOptions(Settings):
         "fixed length instead of any length), or comma-separated lengths. Training keeps the original's batches (the "
         "same examples in the same order); under default, a step not compiled by XLA (no --jit_compile) cuts each "
         "batch to its own longest example instead of its bucket; evaluation and prediction group examples by length "
-        "and give results in the original order.", module=SHARED)
+        "and give results in the original order.", module=SHARED, group="inputs")
     group_by_length: bool = setting(
         False, "Training batches of examples of neighbouring lengths (windows of 50 batches sorted by length, as "
         "Hugging Face's group_by_length, the batches in random order): less padding than --length_buckets alone, but "
-        "other batches than the original's.", module=SHARED)
+        "other batches than the original's.", module=SHARED, group="training")
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -52,122 +52,137 @@ def parse_seeds(name: str, text: str) -> tuple:
 class PretrainingRun(Settings):
     """run_pretraining.py's settings."""
 
-    albert_config_file: str = setting(help="Model config JSON (albert_config.json).")
-    input_file: str = setting(help="TFRecord files from create_pretraining_data.py, comma-separated globs.")
-    output_dir: str = setting(help="Checkpoints, summaries and eval results.")
-    eval_file: str | None = setting(None, "TFRecords to evaluate on (default: --input_file, as the original).")
-    init_checkpoint: str | None = setting(None, INIT_CHECKPOINT_HELP)
-    max_seq_length: int = setting(512, "Must match the data.", check=at_least(1))
+    albert_config_file: str = setting(help="Model config JSON (albert_config.json).", group="model")
+    input_file: str = setting(help="TFRecord files from create_pretraining_data.py, comma-separated globs.",
+                              group="inputs")
+    output_dir: str = setting(help="Checkpoints, summaries and eval results.", group="inputs")
+    eval_file: str | None = setting(None, "TFRecords to evaluate on (default: --input_file, as the original).",
+                                    group="inputs")
+    init_checkpoint: str | None = setting(None, INIT_CHECKPOINT_HELP, group="model")
+    max_seq_length: int = setting(512, "Must match the data.", check=at_least(1), group="inputs")
     max_predictions_per_seq: int = setting(20, "Must match the data (doubled for --do_permutation data).",
-                                           check=at_least(1))
-    do_train: bool = setting(True, "Train.")
-    do_eval: bool = setting(False, "Evaluate every checkpoint; keep model.ckpt-best by masked-LM accuracy.")
+                                           check=at_least(1), group="inputs")
+    do_train: bool = setting(True, "Train.", group="training")
+    do_eval: bool = setting(False, "Evaluate every checkpoint; keep model.ckpt-best by masked-LM accuracy.",
+                            group="evaluation")
     train_batch_size: int = setting(4096, "Global batch size (over all replicas and accumulation steps).",
-                                    check=at_least(1))
-    eval_batch_size: int = setting(64, "Global eval batch size.", check=at_least(1))
-    optimizer: str = setting("lamb", "Optimizer.", choices=OPTIMIZERS)
-    learning_rate: float = setting(0.00176, "Peak learning rate.", check=finite)
-    poly_power: float = setting(1.0, "Power of the polynomial decay.")
-    num_train_steps: int = setting(125000, "Training steps.", check=at_least(1))
-    num_warmup_steps: int = setting(3125, "Linear warmup steps.", check=at_least(0))
-    start_warmup_step: int = setting(0, "Step at which the warmup starts.")
-    max_eval_steps: int = setting(100, "Eval batches per evaluation.", check=at_least(1))
-    init_from_group0: bool = setting(False, "Initialise every transformer group from the checkpoint's group 0.")
+                                    check=at_least(1), group="training")
+    eval_batch_size: int = setting(64, "Global eval batch size.", check=at_least(1), group="evaluation")
+    optimizer: str = setting("lamb", "Optimizer.", choices=OPTIMIZERS, group="training")
+    learning_rate: float = setting(0.00176, "Peak learning rate.", check=finite, group="training")
+    poly_power: float = setting(1.0, "Power of the polynomial decay.", group="training")
+    num_train_steps: int = setting(125000, "Training steps.", check=at_least(1), group="training")
+    num_warmup_steps: int = setting(3125, "Linear warmup steps.", check=at_least(0), group="training")
+    start_warmup_step: int = setting(0, "Step at which the warmup starts.", group="training")
+    max_eval_steps: int = setting(100, "Eval batches per evaluation.", check=at_least(1), group="evaluation")
+    init_from_group0: bool = setting(False, "Initialise every transformer group from the checkpoint's group 0.",
+                                     group="model")
 
 
 @dataclasses.dataclass(frozen=True)
 class GlueRun(FineTuningExport):
     """run_classifier.py's settings."""
 
-    output_dir: str = setting(help="Checkpoints, eval results and predictions.")
-    albert_config_file: str = setting(help="Model config JSON.")
+    output_dir: str = setting(help="Checkpoints, eval results and predictions.", group="inputs")
+    albert_config_file: str = setting(help="Model config JSON.", group="model")
     task_name: str | None = setting(None, "cola, mnli, mismnli, mrpc, rte, sst-2, sts-b, qqp, qnli, wnli or ax "
                                     "(with --data_dir); or leave it out and pass your own --train_file / --dev_file "
-                                    "/ --test_file.")
+                                    "/ --test_file.", group="inputs")
     data_dir: str | None = setting(None, "Directory holding the task's folder (e.g. MNLI/, CoLA/) in the GLUE "
-                                   "layout.")
+                                   "layout.", group="inputs")
     train_file: str | None = setting(None, "Your own training file instead of --task_name: .csv (RFC 4180 quoting), "
                                      ".tsv (tab-separated, a quote is text), .jsonl (one object per line) or .json "
-                                     "(one array of objects); the label set is its distinct labels.")
-    dev_file: str | None = setting(None, "Your own dev file (same columns), evaluated at every checkpoint.")
+                                     "(one array of objects); the label set is its distinct labels.", group="own_files")
+    dev_file: str | None = setting(None, "Your own dev file (same columns), evaluated at every checkpoint.",
+                                   group="own_files")
     test_file: str | None = setting(None, "Your own test file (same columns; the label column may be missing), "
-                                    "predicted into test_results.tsv.")
+                                    "predicted into test_results.tsv.", group="own_files")
     file_format: str | None = setting(None, "The format of --train_file / --dev_file / --test_file when their "
-                                      "extension does not say it.", choices=("csv", "tsv", "jsonl", "json"))
+                                      "extension does not say it.", choices=("csv", "tsv", "jsonl", "json"),
+                                      group="own_files")
     text_a_column: str | None = setting(None, "The text column of your files: a header name, or a 0-based index "
-                                        "with --no_header.")
-    text_b_column: str | None = setting(None, "The second text of a pair task (optional).")
-    label_column: str = setting("label", "The label column (a header name, or a 0-based index with --no_header).")
-    no_header: bool = setting(False, "CSV / TSV files without a header line: columns are 0-based indexes.")
+                                        "with --noheader.", group="own_files")
+    text_b_column: str | None = setting(None, "The second text of a pair task (optional).", group="own_files")
+    label_column: str = setting("label", "The label column (a header name, or a 0-based index with --noheader).",
+                                group="own_files")
+    header: bool = setting(True, "CSV / TSV files start with a header line; --noheader: they do not, and columns "
+                           "are 0-based indexes.", group="own_files")
     labels: tuple = setting((), "The label names, comma-separated (default: the train file's distinct labels, sorted "
                             "as strings, or by value when all are numbers; a run without --do_train reads them from "
-                            "--output_dir/labels.json).", parse=parse_labels)
-    regression: bool = setting(False, "The label is a number: one output, mean squared error, STS-B's metrics.")
-    encoding: str = setting("utf-8", "The text encoding of your files (e.g. latin-1, cp1252).")
-    spm_model_file: str | None = setting(None, "SentencePiece model.")
-    vocab_file: str | None = setting(None, "WordPiece vocabulary (when --spm_model_file is empty).")
-    cached_dir: str | None = setting(None, "Where feature TFRecords are cached (default --output_dir).")
-    init_checkpoint: str | None = setting(None, INIT_CHECKPOINT_HELP)
-    do_lower_case: bool = setting(True, "Lower-case the text.")
-    max_seq_length: int = setting(512, "Tokens per example (at most max_position_embeddings).", check=at_least(1))
-    do_train: bool = setting(False, "Train.")
-    do_eval: bool = setting(False, "Evaluate every checkpoint on dev; keep model.ckpt-best.")
-    do_predict: bool = setting(False, "Predict the test set with model.ckpt-best.")
-    train_batch_size: int = setting(32, "Global training batch.", check=at_least(1))
-    eval_batch_size: int = setting(8, "Eval batch.", check=at_least(1))
-    predict_batch_size: int = setting(8, "Predict batch.", check=at_least(1))
-    learning_rate: float = setting(5e-5, "Peak learning rate.", check=finite)
-    train_step: int = setting(1000, "Training steps (the decay horizon).", check=at_least(1))
-    warmup_step: int = setting(0, "Warmup steps.")
-    optimizer: str = setting("adamw", "Optimizer.", choices=OPTIMIZERS)
+                            "--output_dir/labels.json).", parse=parse_labels, group="own_files")
+    regression: bool = setting(False, "The label is a number: one output, mean squared error, STS-B's metrics.",
+                               group="own_files")
+    encoding: str = setting("utf-8", "The text encoding of your files (e.g. latin-1, cp1252).", group="own_files")
+    spm_model_file: str | None = setting(None, "SentencePiece model.", group="model")
+    vocab_file: str | None = setting(None, "WordPiece vocabulary (when --spm_model_file is empty).", group="model")
+    cached_dir: str | None = setting(None, "Where feature TFRecords are cached (default --output_dir).", group="inputs")
+    init_checkpoint: str | None = setting(None, INIT_CHECKPOINT_HELP, group="model")
+    do_lower_case: bool = setting(True, "Lower-case the text.", group="model")
+    max_seq_length: int = setting(512, "Tokens per example (at most max_position_embeddings).", check=at_least(1),
+                                  group="inputs")
+    do_train: bool = setting(False, "Train.", group="training")
+    do_eval: bool = setting(False, "Evaluate every checkpoint on dev; keep model.ckpt-best.", group="evaluation")
+    do_predict: bool = setting(False, "Predict the test set with model.ckpt-best.", group="evaluation")
+    train_batch_size: int = setting(32, "Global training batch.", check=at_least(1), group="training")
+    eval_batch_size: int = setting(8, "Eval batch.", check=at_least(1), group="evaluation")
+    predict_batch_size: int = setting(8, "Predict batch.", check=at_least(1), group="evaluation")
+    learning_rate: float = setting(5e-5, "Peak learning rate.", check=finite, group="training")
+    train_step: int = setting(1000, "Training steps (the decay horizon).", check=at_least(1), group="training")
+    warmup_step: int = setting(0, "Warmup steps.", group="training")
+    optimizer: str = setting("adamw", "Optimizer.", choices=OPTIMIZERS, group="training")
     export_dir: str | None = setting(None, "Export model.ckpt-best as a serving SavedModel that takes raw strings "
                                      "(text_a, and text_b for pair tasks) and returns probabilities and predictions, "
-                                     "and in it model.tflite (LiteRT: packed ids -> logits).")
+                                     "and in it model.tflite (LiteRT: packed ids -> logits).", group="export")
     # fine-tune once per seed and compare (empty: once, with the runtime's seed)
     seeds: tuple = setting((), "Comma-separated seeds: fine-tune once per seed (in output_dir/seed_<s>) and report "
                            "the mean, median and best dev metric (small GLUE tasks are seed-sensitive).",
-                           parse=parse_seeds)
+                           parse=parse_seeds, group="training")
 
 
 @dataclasses.dataclass(frozen=True)
 class SquadRun(FineTuningExport):
     """run_squad.py's settings."""
 
-    albert_config_file: str = setting(help="Model config JSON.")
+    albert_config_file: str = setting(help="Model config JSON.", group="model")
     spm_model_file: str = setting(help="SentencePiece model.",
-                                  why="SQuAD features align SentencePiece pieces with the text")
-    output_dir: str = setting(help="Checkpoints, predictions and eval results.")
-    train_file: str | None = setting(None, "SQuAD JSON for training (train-v1.1.json, train-v2.0.json).")
-    predict_file: str | None = setting(None, "SQuAD JSON to predict (and score, when it has answers).")
+                                  why="SQuAD features align SentencePiece pieces with the text", group="model")
+    output_dir: str = setting(help="Checkpoints, predictions and eval results.", group="inputs")
+    train_file: str | None = setting(None, "SQuAD JSON for training (train-v1.1.json, train-v2.0.json).",
+                                     group="inputs")
+    predict_file: str | None = setting(None, "SQuAD JSON to predict (and score, when it has answers).", group="inputs")
     train_feature_file: str | None = setting(None, "Train feature TFRecord (default output_dir/train.tf_record); "
-                                             "built once, reused while its settings and questions match.")
+                                             "built once, reused while its settings and questions match.",
+                                             group="inputs")
     predict_feature_file: str | None = setting(None, "Predict feature TFRecord (default "
-                                               "output_dir/predict.tf_record).")
+                                               "output_dir/predict.tf_record).", group="inputs")
     predict_feature_left_file: str | None = setting(None, "The decoder's metadata of the predict features, JSON "
-                                                    "(default: the predict feature file + .json).")
-    init_checkpoint: str | None = setting(None, INIT_CHECKPOINT_HELP)
-    do_lower_case: bool = setting(True, "Lower-case the text.")
-    max_seq_length: int = setting(384, "Tokens per feature.", check=at_least(1))
-    doc_stride: int = setting(128, "Pieces between the starts of consecutive document spans.")
-    max_query_length: int = setting(64, "Question pieces kept (the first ones).", check=at_least(1))
-    do_train: bool = setting(False, "Train.")
-    do_predict: bool = setting(False, "Predict --predict_file (scored at every checkpoint when it has answers).")
-    train_batch_size: int = setting(32, "Global training batch.", check=at_least(1))
-    predict_batch_size: int = setting(8, "Prediction batch.", check=at_least(1))
-    learning_rate: float = setting(5e-5, "Peak learning rate (AdamW).", check=finite)
-    num_train_epochs: float = setting(3.0, "Epochs over the training questions.", check=finite)
-    warmup_proportion: float = setting(0.1, "Fraction of the steps spent warming up.", check=probability)
-    n_best_size: int = setting(20, "Candidates kept per question in nbest_predictions.json.", check=at_least(1))
-    max_answer_length: int = setting(30, "Longest answer, in pieces.", check=at_least(1))
+                                                    "(default: the predict feature file + .json).", group="inputs")
+    init_checkpoint: str | None = setting(None, INIT_CHECKPOINT_HELP, group="model")
+    do_lower_case: bool = setting(True, "Lower-case the text.", group="model")
+    max_seq_length: int = setting(384, "Tokens per feature.", check=at_least(1), group="inputs")
+    doc_stride: int = setting(128, "Pieces between the starts of consecutive document spans.", group="inputs")
+    max_query_length: int = setting(64, "Question pieces kept (the first ones).", check=at_least(1), group="inputs")
+    do_train: bool = setting(False, "Train.", group="training")
+    do_predict: bool = setting(False, "Predict --predict_file (scored at every checkpoint when it has answers).",
+                               group="evaluation")
+    train_batch_size: int = setting(32, "Global training batch.", check=at_least(1), group="training")
+    predict_batch_size: int = setting(8, "Prediction batch.", check=at_least(1), group="evaluation")
+    learning_rate: float = setting(5e-5, "Peak learning rate (AdamW).", check=finite, group="training")
+    num_train_epochs: float = setting(3.0, "Epochs over the training questions.", check=finite, group="training")
+    warmup_proportion: float = setting(0.1, "Fraction of the steps spent warming up.", check=probability,
+                                       group="training")
+    n_best_size: int = setting(20, "Candidates kept per question in nbest_predictions.json.", check=at_least(1),
+                               group="evaluation")
+    max_answer_length: int = setting(30, "Longest answer, in pieces.", check=at_least(1), group="evaluation")
     export_dir: str | None = setting(None, "Export model.ckpt-best as a serving SavedModel over packed inputs (the "
-                                     "head's logits; see the README), with its LiteRT model.tflite.")
-    version_2_with_negative: bool = setting(False, "SQuAD 2.0: questions may have no answer.")
-    start_n_top: int = setting(5, "2.0: beam size over start positions.", check=at_least(1))
-    end_n_top: int = setting(5, "2.0: beam size over end positions per start.", check=at_least(1))
-    dropout_prob: float = setting(0.1, "2.0: dropout in the answer-class head.", check=probability)
+                                     "head's logits; see the README), with its LiteRT model.tflite.", group="export")
+    version_2_with_negative: bool = setting(False, "SQuAD 2.0: questions may have no answer.", group="inputs")
+    start_n_top: int = setting(5, "2.0: beam size over start positions.", check=at_least(1), group="evaluation")
+    end_n_top: int = setting(5, "2.0: beam size over end positions per start.", check=at_least(1), group="evaluation")
+    dropout_prob: float = setting(0.1, "2.0: dropout in the answer-class head.", check=probability, group="training")
     null_score_diff_threshold: float | None = setting(None, "2.0: predict no answer where the no-answer score "
                                                       "exceeds this (default: the best-F1 threshold on the predict "
-                                                      "file's own answers).")
+                                                      "file's own answers).", group="evaluation")
 
     def __post_init__(self):
         super().__post_init__()
@@ -182,75 +197,85 @@ class SquadRun(FineTuningExport):
 class RaceRun(FineTuningExport):
     """run_race.py's settings."""
 
-    data_dir: str = setting(help="Parent of RACE/{train,dev,test}/{middle,high}/ (official files or all.txt).")
-    output_dir: str = setting(help="Checkpoints, eval results and predictions.")
-    albert_config_file: str = setting(help="Model config JSON.")
-    spm_model_file: str | None = setting(None, "SentencePiece model.")
-    vocab_file: str | None = setting(None, "WordPiece vocabulary (when --spm_model_file is empty).")
-    train_file: str | None = setting(None, "Train feature TFRecord (default output_dir/train.tf_record; built once).")
-    eval_file: str | None = setting(None, "Eval feature TFRecord (default output_dir/eval.tf_record; built once).")
-    predict_file: str | None = setting(None, "Predict feature TFRecord (default output_dir/predict.tf_record).")
-    init_checkpoint: str | None = setting(None, INIT_CHECKPOINT_HELP)
-    do_lower_case: bool = setting(True, "Lower-case the text.")
-    dropout_prob: float = setting(0.1, "Dropout on the pooled output before the scoring layer.")
-    max_seq_length: int = setting(512, "Tokens per (article, question+option) row.", check=at_least(1))
-    max_qa_length: int = setting(128, "Question+option tokens kept (the last ones).", check=at_least(1))
-    high_only: bool = setting(False, "RACE-H only.")
-    middle_only: bool = setting(False, "RACE-M only.")
-    do_train: bool = setting(True, "Train.")
-    do_eval: bool = setting(True, "Evaluate every checkpoint on dev; keep model.ckpt-best by accuracy.")
-    do_predict: bool = setting(False, "Evaluate model.ckpt-best on test and write predictions.json.")
-    train_batch_size: int = setting(32, "Global training batch.", check=at_least(1))
-    eval_batch_size: int = setting(8, "Eval batch.", check=at_least(1))
-    predict_batch_size: int = setting(8, "Predict batch.", check=at_least(1))
-    learning_rate: float = setting(1e-5, "Peak learning rate.", check=finite)
-    train_step: int = setting(12000, "Training steps.", check=at_least(1))
-    warmup_step: int = setting(1000, "Warmup steps.")
+    data_dir: str = setting(help="Parent of RACE/{train,dev,test}/{middle,high}/ (official files or all.txt).",
+                            group="inputs")
+    output_dir: str = setting(help="Checkpoints, eval results and predictions.", group="inputs")
+    albert_config_file: str = setting(help="Model config JSON.", group="model")
+    spm_model_file: str | None = setting(None, "SentencePiece model.", group="model")
+    vocab_file: str | None = setting(None, "WordPiece vocabulary (when --spm_model_file is empty).", group="model")
+    train_file: str | None = setting(None, "Train feature TFRecord (default output_dir/train.tf_record; built once).",
+                                     group="inputs")
+    eval_file: str | None = setting(None, "Eval feature TFRecord (default output_dir/eval.tf_record; built once).",
+                                    group="inputs")
+    predict_file: str | None = setting(None, "Predict feature TFRecord (default output_dir/predict.tf_record).",
+                                       group="inputs")
+    init_checkpoint: str | None = setting(None, INIT_CHECKPOINT_HELP, group="model")
+    do_lower_case: bool = setting(True, "Lower-case the text.", group="model")
+    dropout_prob: float = setting(0.1, "Dropout on the pooled output before the scoring layer.", group="training")
+    max_seq_length: int = setting(512, "Tokens per (article, question+option) row.", check=at_least(1), group="inputs")
+    max_qa_length: int = setting(128, "Question+option tokens kept (the last ones).", check=at_least(1), group="inputs")
+    high_only: bool = setting(False, "RACE-H only.", group="inputs")
+    middle_only: bool = setting(False, "RACE-M only.", group="inputs")
+    do_train: bool = setting(True, "Train.", group="training")
+    do_eval: bool = setting(True, "Evaluate every checkpoint on dev; keep model.ckpt-best by accuracy.",
+                            group="evaluation")
+    do_predict: bool = setting(False, "Evaluate model.ckpt-best on test and write predictions.json.",
+                               group="evaluation")
+    train_batch_size: int = setting(32, "Global training batch.", check=at_least(1), group="training")
+    eval_batch_size: int = setting(8, "Eval batch.", check=at_least(1), group="evaluation")
+    predict_batch_size: int = setting(8, "Predict batch.", check=at_least(1), group="evaluation")
+    learning_rate: float = setting(1e-5, "Peak learning rate.", check=finite, group="training")
+    train_step: int = setting(12000, "Training steps.", check=at_least(1), group="training")
+    warmup_step: int = setting(1000, "Warmup steps.", group="training")
     export_dir: str | None = setting(None, "Export model.ckpt-best as a serving SavedModel over packed inputs "
                                      "([batch, 4, max_seq_length] input_ids, input_mask, segment_ids -> logits "
-                                     "[batch, 4]) with its LiteRT model.tflite.")
+                                     "[batch, 4]) with its LiteRT model.tflite.", group="export")
 
 
 @dataclasses.dataclass(frozen=True)
 class NerRun(FineTuningExport):
     """run_ner.py's settings."""
 
-    output_dir: str = setting(help="Checkpoints, eval results and predictions.")
-    albert_config_file: str = setting(help="Model config JSON.")
-    spm_model_file: str | None = setting(None, "SentencePiece model.")
-    vocab_file: str | None = setting(None, "WordPiece vocabulary (when --spm_model_file is empty).")
-    init_checkpoint: str | None = setting(None, INIT_CHECKPOINT_HELP)
+    output_dir: str = setting(help="Checkpoints, eval results and predictions.", group="inputs")
+    albert_config_file: str = setting(help="Model config JSON.", group="model")
+    spm_model_file: str | None = setting(None, "SentencePiece model.", group="model")
+    vocab_file: str | None = setting(None, "WordPiece vocabulary (when --spm_model_file is empty).", group="model")
+    init_checkpoint: str | None = setting(None, INIT_CHECKPOINT_HELP, group="model")
     train_file: str | None = setting(None, "Training sentences: CoNLL columns (the word first, the tag last; blank "
                                      "lines between sentences, -DOCSTART- lines between documents) or JSON Lines "
-                                     "({\"tokens\": [...], \"tags\": [...]}); the tag set is its distinct tags.")
-    dev_file: str | None = setting(None, "Dev sentences (same format), evaluated at every checkpoint.")
-    test_file: str | None = setting(None, "Test sentences (tags optional), predicted into test_predictions.txt.")
+                                     "({\"tokens\": [...], \"tags\": [...]}); the tag set is its distinct tags.",
+                                     group="inputs")
+    dev_file: str | None = setting(None, "Dev sentences (same format), evaluated at every checkpoint.", group="inputs")
+    test_file: str | None = setting(None, "Test sentences (tags optional), predicted into test_predictions.txt.",
+                                    group="inputs")
     file_format: str | None = setting(None, "conll or jsonl, when the extension does not say it (.jsonl / .json: "
-                                      "JSON Lines; anything else CoNLL).", choices=("conll", "jsonl"))
+                                      "JSON Lines; anything else CoNLL).", choices=("conll", "jsonl"), group="inputs")
     tag_scheme: str = setting("IOB2", "The tags' scheme, used as given: IOB1, IOB2 or IOBES.",
-                              choices=("IOB1", "IOB2", "IOBES"))
+                              choices=("IOB1", "IOB2", "IOBES"), group="inputs")
     strict: bool = setting(False, "Score entities in seqeval's strict mode (only the entities the scheme allows) "
-                           "instead of conlleval's rules.")
+                           "instead of conlleval's rules.", group="evaluation")
     label_all_tokens: bool = setting(False, "Label every piece of a word (B-X's later pieces as I-X), not only "
-                                     "its first.")
-    encoding: str = setting("utf-8", "The text encoding of the files (e.g. latin-1).")
-    do_lower_case: bool = setting(True, "Lower-case the text (the released SentencePiece models do).")
+                                     "its first.", group="training")
+    encoding: str = setting("utf-8", "The text encoding of the files (e.g. latin-1).", group="inputs")
+    do_lower_case: bool = setting(True, "Lower-case the text (the released SentencePiece models do).", group="model")
     max_seq_length: int = setting(128, "Pieces per window, [CLS] and [SEP] included (at most "
-                                  "max_position_embeddings).", check=at_least(3))
+                                  "max_position_embeddings).", check=at_least(3), group="inputs")
     doc_stride: int = setting(64, "Pieces between the starts of a long sentence's windows (at most "
-                              "max_seq_length - 2).", check=at_least(1))
-    do_train: bool = setting(False, "Train.")
-    do_eval: bool = setting(False, "Evaluate every checkpoint on --dev_file; keep model.ckpt-best by entity F1.")
-    do_predict: bool = setting(False, "Tag --test_file with model.ckpt-best.")
-    train_batch_size: int = setting(32, "Global training batch (windows).", check=at_least(1))
-    eval_batch_size: int = setting(64, "Eval batch.", check=at_least(1))
-    predict_batch_size: int = setting(64, "Predict batch.", check=at_least(1))
-    learning_rate: float = setting(5e-5, "Peak learning rate.", check=finite)
-    train_step: int = setting(1000, "Training steps (the decay horizon).", check=at_least(1))
-    warmup_step: int = setting(100, "Warmup steps.", check=at_least(0))
-    optimizer: str = setting("adamw", "Optimizer.", choices=OPTIMIZERS)
-    dropout_prob: float = setting(0.1, "Dropout before the token head.", check=probability)
+                              "max_seq_length - 2).", check=at_least(1), group="inputs")
+    do_train: bool = setting(False, "Train.", group="training")
+    do_eval: bool = setting(False, "Evaluate every checkpoint on --dev_file; keep model.ckpt-best by entity F1.",
+                            group="evaluation")
+    do_predict: bool = setting(False, "Tag --test_file with model.ckpt-best.", group="evaluation")
+    train_batch_size: int = setting(32, "Global training batch (windows).", check=at_least(1), group="training")
+    eval_batch_size: int = setting(64, "Eval batch.", check=at_least(1), group="evaluation")
+    predict_batch_size: int = setting(64, "Predict batch.", check=at_least(1), group="evaluation")
+    learning_rate: float = setting(5e-5, "Peak learning rate.", check=finite, group="training")
+    train_step: int = setting(1000, "Training steps (the decay horizon).", check=at_least(1), group="training")
+    warmup_step: int = setting(100, "Warmup steps.", check=at_least(0), group="training")
+    optimizer: str = setting("adamw", "Optimizer.", choices=OPTIMIZERS, group="training")
+    dropout_prob: float = setting(0.1, "Dropout before the token head.", check=probability, group="training")
     export_dir: str | None = setting(None, "Export model.ckpt-best as a serving SavedModel on raw text (a batch of "
                                      "strings, words split on whitespace -> one tag per word), with model.tflite "
-                                     "(LiteRT: packed ids -> logits) and, with --onnx_export, model.onnx.")
+                                     "(LiteRT: packed ids -> logits) and, with --onnx_export, model.onnx.",
+                                     group="export")
 

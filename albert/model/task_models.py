@@ -15,6 +15,7 @@ from keras import ops
 
 from albert.config import AlbertConfig
 from albert.data.features import PACKED_INPUTS
+from albert.data.fill_mask import MAX_MASKS, masked_inputs, predictions
 from albert.data.token_windows import padded, sentence_windows, word_tags
 from albert.ground.errors import AlbertError
 from albert.model import heads
@@ -71,6 +72,24 @@ class AlbertPretrainer(_EncoderWithHeads):
                                               self.encoder.embeddings.word_embeddings)
         outputs["sop_logits"] = self.sop_head(outputs["pooled_output"])
         return outputs
+
+    max_predictions_per_seq = MAX_MASKS  # the most masks fill_mask takes in one text (the pretraining data's)
+
+    def fill_mask(self, texts, top_k: int = 5, batch_size: int = 32):
+        """The words the masked-LM head puts at each `[MASK]` of raw texts, as transformers' `pipeline("fill-mask")`:
+        for a text with one mask, a list of `top_k` dicts `{"score", "token", "token_str", "sequence"}` (softmax
+        probability over the vocabulary, the piece's id, its word, the text with the mask filled); for a text with
+        several masks, one such list per mask; a list of texts gives a list of those (albert.data.fill_mask)."""
+        self._require_preprocessor()
+        single = isinstance(texts, str)
+        texts = [texts] if single else list(texts)
+        p = self.preprocessor
+        tokenizer = FullTokenizer(None, p.do_lower_case, p.spm_model_file)
+        masked = masked_inputs(texts, tokenizer, p.seq_length, self.max_predictions_per_seq, top_k)
+        logits = [np.asarray(self({k: v[start:start + batch_size] for k, v in masked.features.items()},
+                                  training=False)["mlm_logits"]) for start in range(0, len(texts), batch_size)]
+        answers = predictions(texts, masked, np.concatenate(logits), top_k, tokenizer)
+        return answers[0] if single else answers
 
 
 @register

@@ -9,12 +9,11 @@ A test file may have no tags (CoNLL: one column; JSON Lines: no "tags"). Tags ar
 """
 
 import dataclasses
-import json
 import os
 
-from albert.ground.errors import AlbertError
+from albert.ground import userfiles
+from albert.ground.errors import AlbertError, shown
 from albert.tasks.entities import check_tag, split_tag
-from albert.tasks.own_data import decoded
 
 DOCSTART = "-DOCSTART-"
 FORMATS = ("conll", "jsonl")
@@ -32,21 +31,20 @@ def file_format(path: str, given: str | None = None) -> str:
     """conll or jsonl: `given` (--file_format), else .jsonl / .json -> jsonl, anything else CoNLL."""
     if given:
         if given not in FORMATS:
-            raise AlbertError(f"--file_format {given!r} is unknown for run_ner.py; use conll or jsonl")
+            raise AlbertError(f"--file_format {shown(given)} is unknown for run_ner.py; use conll or jsonl")
         return given
     return "jsonl" if os.path.splitext(path)[1].lower() in (".jsonl", ".json") else "conll"
 
 
 def read_sentences(path: str, scheme: str = "IOB2", labelled: bool = True, encoding: str = "utf-8",
-                   kind: str | None = None) -> list:
-    """The sentences of a CoNLL or JSON Lines file; `labelled`: tags must be there (train and dev files)."""
-    if not os.path.isfile(path):
-        raise AlbertError(f"{path}: not found")
-    text = decoded(path, encoding)
+                   kind: str | None = None, what: str = "file") -> list:
+    """The sentences of a CoNLL or JSON Lines file; `labelled`: tags must be there (train and dev files). Lines end
+    at LF, CRLF or CR; words are kept as written, tags trimmed (a tag holding whitespace inside is refused)."""
     kind = file_format(path, kind)
+    text = userfiles.read_text(path, what, encoding, userfiles.ENCODING_FIX)
     sentences = _jsonl(path, text, scheme, labelled) if kind == "jsonl" else _conll(path, text, scheme, labelled)
     if not sentences:
-        raise AlbertError(f"{path}: no sentences")
+        raise AlbertError(f"{userfiles.where(path)}: no sentences")
     return sentences
 
 
@@ -59,7 +57,7 @@ def _conll(path: str, text: str, scheme: str, labelled: bool) -> list:
             sentences.append(Sentence(tuple(words), tuple(tags) if tags else None, start, document))
             words, tags, document = [], [], False
 
-    for number, line in enumerate(text.split("\n"), 1):
+    for number, line in enumerate(userfiles.lines(text), 1):
         fields = line.split()
         if not fields:
             close()
@@ -68,18 +66,19 @@ def _conll(path: str, text: str, scheme: str, labelled: bool) -> list:
             close()
             document = True
             continue
+        where = userfiles.where(path, number)
         if columns is None:
             columns = len(fields)
             if labelled and columns < 2:
-                raise AlbertError(f"{path}:{number}: one column; a CoNLL line is `word ... tag` (the tag last)")
+                raise AlbertError(f"{where}: one column; a CoNLL line is `word ... tag` (the tag last)")
         elif len(fields) != columns:
-            raise AlbertError(f"{path}:{number}: {len(fields)} column(s), but the file's lines have {columns}; a word "
-                              "holds no space")
+            raise AlbertError(f"{where}: {len(fields)} column(s), but the file's lines have {columns}; a word holds "
+                              "no space")
         if not words:
             start = number
         words.append(fields[0])
         if columns > 1:
-            check_tag(fields[-1], scheme, f"{path}:{number}")
+            check_tag(fields[-1], scheme, where)
             tags.append(fields[-1])
     close()
     return sentences
@@ -87,14 +86,8 @@ def _conll(path: str, text: str, scheme: str, labelled: bool) -> list:
 
 def _jsonl(path: str, text: str, scheme: str, labelled: bool) -> list:
     sentences = []
-    for number, line in enumerate(text.split("\n"), 1):
-        if not line.strip():
-            continue
-        try:
-            value = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise AlbertError(f"{path}:{number}: not JSON ({e.msg} at column {e.colno})") from None
-        where = f"{path}:{number}"
+    for number, value in userfiles.json_lines(text, path):
+        where = userfiles.where(path, number)
         if not isinstance(value, dict) or not isinstance(value.get("tokens"), list):
             raise AlbertError(f'{where}: a row is an object {{"tokens": [...], "tags": [...]}}')
         words, tags = value["tokens"], value.get("tags")
@@ -108,6 +101,7 @@ def _jsonl(path: str, text: str, scheme: str, labelled: bool) -> list:
                 raise AlbertError(f'{where}: "tags" must be a list of tag strings (e.g. "B-PER"), not ids')
             if len(tags) != len(words):
                 raise AlbertError(f"{where}: {len(words)} tokens but {len(tags)} tags")
+            tags = [userfiles.label_cell(tag, where, "tag") or "" for tag in tags]
             for tag in tags:
                 check_tag(tag, scheme, where)
         sentences.append(Sentence(tuple(words), None if tags is None else tuple(tags), number))
@@ -127,8 +121,8 @@ def check_tags(sentences: list, labels: list, path: str):
     for sentence in sentences:
         for offset, tag in enumerate(sentence.tags or ()):
             if tag not in known:
-                raise AlbertError(f"{path}: the sentence at line {sentence.line} has tag {tag!r} (word {offset + 1}), "
-                                  f"which the train file never has ({', '.join(labels)})")
+                raise AlbertError(f"{userfiles.where(path)}: the sentence at line {sentence.line} has tag {shown(tag)} "
+                                  f"(word {offset + 1}), which the train file never has ({', '.join(labels)})")
 
 
 def is_cased(sentences: list) -> bool:

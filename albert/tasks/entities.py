@@ -15,19 +15,19 @@ import collections
 import dataclasses
 import re
 
-from albert.ground.errors import AlbertError
+from albert.ground.errors import AlbertError, shown
 
 SCHEMES = ("IOB1", "IOB2", "IOBES")
 PREFIXES = {"IOB1": "BI", "IOB2": "BI", "IOBES": "BIES"}
-_TAG = re.compile(r"^(O|([BIES])-(.+))$")
+_TAG = re.compile(r"O|([BIES])-(\S+)")  # a type holds no whitespace: tags are written back as CoNLL columns
 
 
 def split_tag(tag: str) -> tuple:
     """(prefix, type) of a tag: ("O", "") or e.g. ("B", "PER")."""
-    match = _TAG.match(tag)
+    match = _TAG.fullmatch(tag) if isinstance(tag, str) else None
     if match is None:
         raise ValueError(tag)
-    return ("O", "") if tag == "O" else (match.group(2), match.group(3))
+    return ("O", "") if tag == "O" else (match.group(1), match.group(2))
 
 
 def check_tag(tag: str, scheme: str, where: str):
@@ -35,9 +35,11 @@ def check_tag(tag: str, scheme: str, where: str):
     try:
         prefix, _ = split_tag(tag)
     except ValueError:
-        raise AlbertError(f"{where}: tag {tag!r} is not O or B-/I-/E-/S- followed by a type (e.g. B-PER)") from None
+        raise AlbertError(f"{where}: tag {shown(tag)} is not O or B-/I-/E-/S- followed by a type without spaces "
+                          "(e.g. B-PER)") from None
     if prefix != "O" and prefix not in PREFIXES[scheme]:
-        raise AlbertError(f"{where}: tag {tag!r} is not an {scheme} tag; pass --tag_scheme=IOBES for E- and S- tags")
+        raise AlbertError(f"{where}: tag {shown(tag)} is not an {scheme} tag; pass --tag_scheme=IOBES for E- and S- "
+                          "tags")
 
 
 def _conlleval_entities(tags) -> list:

@@ -6,15 +6,12 @@ rows that are too short (the released train file has a few), STS-B labels are fl
 carry a placeholder label.
 """
 
-import csv
 import dataclasses
-import io
+import math
 import os
 
-from albert.ground.errors import AlbertError
-from albert.ground.textfiles import read_text
-
-csv.field_size_limit(1 << 30)
+from albert.ground import userfiles
+from albert.ground.errors import AlbertError, shown
 
 NLI_LABELS = ("contradiction", "entailment", "neutral")
 ENTAILMENT_LABELS = ("entailment", "not_entailment")
@@ -109,26 +106,27 @@ def read_examples(task: Task, data_dir: str, split: str) -> list:
         raise AlbertError(f"task {task.name} has no {split} split (it is predict-only)")
     layout = task.splits[split]
     path = os.path.join(data_dir, task.directory, layout.file)
-    if not os.path.isfile(path):
-        raise AlbertError(f"{path}: file not found; --data_dir must hold {task.directory}/{layout.file}")
+    if not os.path.lexists(path):
+        raise AlbertError(f"{userfiles.where(path)}: file not found; --data_dir must hold "
+                          f"{task.directory}/{layout.file}")
     needed = max(c if c >= 0 else 0 for c in (layout.text_a, layout.text_b, layout.label, layout.guid)
                  if c is not None) + 1
     examples = []
-    with io.StringIO(read_text(path, f"{task.name} {split} file"), newline="") as f:
-        for lineno, row in enumerate(csv.reader(f, delimiter="\t", quotechar=None), 1):
-            if layout.header and lineno == 1:
+    for lineno, row in userfiles.tsv_records(userfiles.read_text(path, f"{task.name} {split} file")):
+        if layout.header and lineno == 1:
+            continue
+        if len(row) < needed:
+            if task.skip_short_rows and split != "test":  # a test row must give a submission line
                 continue
-            if len(row) < needed:
-                if task.skip_short_rows and split != "test":  # a test row must give a submission line
-                    continue
-                raise AlbertError(f"{path}:{lineno}: {len(row)} tab-separated column(s), {task.name} needs at "
-                                  f"least {needed}; fix or remove the row")
-            examples.append(InputExample(
-                guid=row[layout.guid] if layout.guid is not None and split == "test" else f"{split}-{lineno - 1}",
-                text_a=row[layout.text_a], text_b=row[layout.text_b] if layout.text_b is not None else None,
-                label=_label(task, layout, row, path, lineno)))
+            raise AlbertError(f"{userfiles.where(path, lineno)}: {len(row)} tab-separated column(s), {task.name} "
+                              f"needs at least {needed}; fix or remove the row")
+        examples.append(InputExample(
+            guid=row[layout.guid] if layout.guid is not None and split == "test" else f"{split}-{lineno - 1}",
+            text_a=row[layout.text_a], text_b=row[layout.text_b] if layout.text_b is not None else None,
+            label=_label(task, layout, row, path, lineno)))
     if not examples:
-        raise AlbertError(f"{path}: no examples" + (" (only the header line)" if layout.header else "") +
+        raise AlbertError(f"{userfiles.where(path)}: no examples" + (" (only the header line)" if layout.header
+                                                                     else "") +
                           f"; --data_dir must hold the {task.name} {split} data")
     return examples
 
@@ -137,14 +135,18 @@ def _label(task, layout, row, path, lineno):
     if layout.label is None:
         return task.placeholder
     value = row[layout.label].strip()
+    place = userfiles.where(path, lineno)
     if task.is_regression:
         try:
-            return float(value)
+            number = float(value)
         except ValueError:
-            raise AlbertError(f"{path}:{lineno}: label {value!r} is not a number ({task.name} is a regression "
-                              "task)") from None
+            number = math.nan
+        if not math.isfinite(number):
+            raise AlbertError(f"{place}: label {shown(value)} is not a finite number ({task.name} is a regression "
+                              "task)")
+        return number
     if value not in task.labels:
-        raise AlbertError(f"{path}:{lineno}: unknown label {value!r} for {task.name}; expected one of "
+        raise AlbertError(f"{place}: unknown label {shown(value)} for {task.name}; expected one of "
                           f"{', '.join(task.labels)}")
     return value
 

@@ -7,7 +7,8 @@ import dataclasses
 import json
 import os
 
-from albert.ground.errors import AlbertError
+from albert.ground import userfiles
+from albert.ground.errors import AlbertError, shown
 from albert.tasks.conll import DOCSTART, check_tags, read_sentences, tag_set
 from albert.tasks.own_data import SPLIT_FLAGS
 
@@ -33,15 +34,14 @@ def recorded(output_dir: str) -> dict | None:
     if not os.path.isfile(path):
         return None
     try:
-        with open(path, encoding="utf-8") as f:
-            values = json.load(f)
+        values = userfiles.parse_json(userfiles.read_text(path, LABELS_FILE), path)
         labels = values["labels"]
         if not (isinstance(labels, list) and labels and all(isinstance(x, str) for x in labels)):
             raise ValueError("labels")
         return {"labels": labels, "scheme": str(values.get("scheme", "IOB2"))}
     except (ValueError, KeyError, TypeError):
-        raise AlbertError(f"{path}: not the labels file run_ner.py writes ({{\"labels\": [...], \"scheme\": ...}}); "
-                          "remove it, or use another --output_dir") from None
+        raise AlbertError(f"{userfiles.where(path)}: not the labels file run_ner.py writes "
+                          "({\"labels\": [...], \"scheme\": ...}); remove it, or use another --output_dir") from None
 
 
 def labels_record(task: NerTask) -> str:
@@ -54,12 +54,12 @@ def ner_task(files: dict, scheme: str = "IOB2", encoding: str = "utf-8", kind: s
     the train file's; every dev tag must be one of them."""
     given = {split: path for split, path in files.items() if path}
     for split, path in given.items():
-        if not os.path.isfile(path):
-            raise AlbertError(f"{path}: {SPLIT_FLAGS[split]} not found")
+        userfiles.check_readable(path, SPLIT_FLAGS[split])
     if recorded_labels is not None and recorded_labels["scheme"] != scheme:
         raise AlbertError(f"the run's {LABELS_FILE} says its tags are {recorded_labels['scheme']}; pass "
                           f"--tag_scheme={recorded_labels['scheme']}")
-    sentences = {split: read_sentences(path, scheme, split != "test", encoding, kind) for split, path in given.items()}
+    sentences = {split: read_sentences(path, scheme, split != "test", encoding, kind, SPLIT_FLAGS[split])
+                 for split, path in given.items()}
     if recorded_labels is not None:
         labels = list(recorded_labels["labels"])
         if "train" in sentences:
@@ -69,7 +69,8 @@ def ner_task(files: dict, scheme: str = "IOB2", encoding: str = "utf-8", kind: s
     else:
         raise AlbertError(f"which tags? pass --train_file, or the --output_dir of the training run (its {LABELS_FILE})")
     if len(labels) < 2:
-        raise AlbertError(f"{given.get('train')}: one tag ({labels[0]!r}); token classification needs at least two")
+        raise AlbertError(f"{userfiles.where(given.get('train'))}: one tag ({shown(labels[0])}); token classification "
+                          "needs at least two")
     for split in ("dev", "test"):
         if split in sentences:
             check_tags(sentences[split], labels, given[split])

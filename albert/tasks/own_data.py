@@ -1,6 +1,7 @@
 """A user's own classification files, read as users have them: CSV (RFC 4180 quoting: fields holding commas, quotes
-and newlines), TSV (plain tab-separated values, as GLUE's files and the IANA format: a quote is text), JSON Lines
-and a JSON array of objects; CRLF, a UTF-8 byte order mark, extra unnamed columns and blank lines are fine.
+and line ends; a quoted field may follow a space), TSV (plain tab-separated values, as GLUE's files and the IANA
+format: a quote is text), JSON Lines and a JSON array of objects; LF, CRLF or CR line ends, a byte order mark, extra
+unnamed columns and blank lines are fine. Opening, decoding, line ends and JSON's limits: albert.ground.userfiles.
 
 Columns are named from the header (or, with `header=False`, given as 0-based indexes); each row becomes a `Row`
 with the line it starts on, so every mistake is one line naming `file:line` (AlbertError). Labels are text: the
@@ -8,14 +9,13 @@ train file's distinct values (`label_set`: sorted as strings, or by value when e
 "1" are one label), or the user's list.
 """
 
-import csv
 import dataclasses
-import io
 import json
 import math
 import os
 
-from albert.ground.errors import AlbertError
+from albert.ground import userfiles
+from albert.ground.errors import AlbertError, shown, shown_path
 from albert.tasks.glue import InputExample
 
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".json": "json"}
@@ -43,71 +43,35 @@ def file_format(path: str, given: str | None = None) -> str:
     """csv, tsv, jsonl or json: `given` (--file_format), else from the extension."""
     if given:
         if given not in FORMATS.values():
-            raise AlbertError(f"--file_format {given!r} is unknown; use one of {', '.join(FORMATS.values())}")
+            raise AlbertError(f"--file_format {shown(given)} is unknown; use one of {', '.join(FORMATS.values())}")
         return given
     extension = os.path.splitext(path)[1].lower()
     if extension not in FORMATS:
-        raise AlbertError(f"{path}: cannot tell the format from the extension {extension or '(none)'!r}; name the "
-                          f"file .csv, .tsv, .jsonl or .json, or pass --file_format")
+        raise AlbertError(f"{shown_path(path)}: cannot tell the format from the extension "
+                          f"{shown(extension or '(none)')}; name the file .csv, .tsv, .jsonl or .json, or pass "
+                          "--file_format")
     return FORMATS[extension]
-
-
-def decoded(path: str, encoding: str = "utf-8") -> str:
-    """The file's text, its byte order mark left out; a byte the encoding cannot read is one line naming the line."""
-    with open(path, "rb") as f:
-        data = f.read()
-    if encoding.replace("_", "-").lower() in ("utf-8", "utf8") and data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    try:
-        return data.decode(encoding)
-    except UnicodeDecodeError as e:
-        line = data[:e.start].count(b"\n") + 1
-        raise AlbertError(f"{path}:{line}: byte 0x{data[e.start]:02x} is not {encoding} text; pass the file's "
-                          "encoding with --encoding (e.g. --encoding=latin-1)") from None
-    except LookupError:
-        raise AlbertError(f"--encoding {encoding!r} is not an encoding Python knows (e.g. utf-8, latin-1, cp1252)") \
-            from None
 
 
 def _records(path: str, text: str, kind: str):
     """(line, list of fields or dict) of each non-blank record."""
-    if kind == "csv":
-        reader = csv.reader(io.StringIO(text, newline=""), strict=True)
-        start = 1
-        try:
-            for fields in reader:
-                if any(field.strip() for field in fields):
-                    yield start, fields
-                start = reader.line_num + 1
-        except csv.Error as e:
-            raise AlbertError(f"{path}:{reader.line_num}: not CSV ({e}); quote a field that holds a quote, a comma "
-                              "or a newline, doubling its quotes") from None
-    elif kind == "tsv":
-        for number, line in enumerate(text.split("\n"), 1):
-            line = line.removesuffix("\r")
-            if line.strip():
-                yield number, line.split("\t")
-    elif kind == "jsonl":
-        for number, line in enumerate(text.split("\n"), 1):
-            if line.strip():
-                try:
-                    value = json.loads(line)
-                except json.JSONDecodeError as e:
-                    raise AlbertError(f"{path}:{number}: not JSON ({e.msg} at column {e.colno})") from None
-                if not isinstance(value, dict):
-                    raise AlbertError(f"{path}:{number}: a JSON Lines row must be an object {{\"column\": value}}")
-                yield number, value
+    if kind in ("csv", "tsv"):
+        records = userfiles.csv_records(text, path) if kind == "csv" else userfiles.tsv_records(text)
+        for line, fields in records:
+            if any(field.strip() for field in fields):
+                yield line, fields
+        return
+    if kind == "jsonl":
+        values = userfiles.json_lines(text, path)
+        shape = "a JSON Lines row must be an object {\"column\": value}"
     else:
-        try:
-            values = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise AlbertError(f"{path}:{e.lineno}: not JSON ({e.msg} at column {e.colno})") from None
-        except RecursionError:
-            raise AlbertError(f"{path}: JSON nested too deep to be a list of rows") from None
-        if not isinstance(values, list) or not all(isinstance(v, dict) for v in values):
-            raise AlbertError(f"{path}: a .json file must hold one array of objects [{{\"column\": value}}, ...]; "
-                              "for one object per line name it .jsonl")
-        yield from enumerate(values, 1)
+        values = userfiles.json_array_items(text, path, "a .json file must hold one array of objects "
+                                            "[{\"column\": value}, ...]; for one object per line name it .jsonl")
+        shape = "a .json file holds objects {\"column\": value}; for one object per line name it .jsonl"
+    for line, value in values:
+        if not isinstance(value, dict):
+            raise AlbertError(f"{userfiles.where(path, line)}: {shape}")
+        yield line, value
 
 
 def _text(value) -> str | None:
@@ -122,57 +86,70 @@ def _text(value) -> str | None:
     return text if text.strip() else None
 
 
+def _places(path: str, records, columns: Columns, header: bool, kind: str, labelled: bool) -> dict:
+    """field -> where its cell is: an index (CSV / TSV) or a key (JSON)."""
+    if kind not in ("csv", "tsv"):
+        return {field: str(wanted) for field, wanted in dataclasses.asdict(columns).items() if wanted is not None}
+    places, names = {}, None
+    if header:
+        first = next(records, None)
+        if first is None:
+            raise AlbertError(f"{userfiles.where(path)}: empty; it needs a header line and rows")
+        names = [name.strip() for name in first[1]]
+    for field, wanted in dataclasses.asdict(columns).items():
+        if wanted is None:
+            continue
+        if names is None:
+            try:
+                places[field] = userfiles.column_index(FLAGS[field], wanted)
+            except AlbertError:
+                if field == "label" and not labelled:
+                    continue  # a test file without labels: whatever --label_column says
+                raise
+        elif str(wanted) in names:
+            places[field] = names.index(str(wanted))
+        elif field == "label" and not labelled:
+            continue  # a test file without labels
+        else:
+            raise AlbertError(f"{userfiles.where(path)}: no column {shown(wanted)} ({FLAGS[field]}); its columns are "
+                              f"{', '.join(shown(n, 40) for n in names[:20])}{', ...' if len(names) > 20 else ''}")
+    return places
+
+
 def read_rows(path: str, columns: Columns, header: bool = True, encoding: str = "utf-8",
-              kind: str | None = None, labelled: bool = True) -> list:
+              kind: str | None = None, labelled: bool = True, what: str = "file") -> list:
     """The rows of a user's file. `labelled`: the label column must be there (train and dev files); a test file may
-    lack it (its rows' label is None). A row without text, or without a label where one is needed, a column the
-    file does not have, are one line naming the file and line."""
+    lack it (its rows' label is None), with or without a header. A row without text, or without a label where one
+    is needed, a column the file does not have, are one line naming the file and line. Texts are kept as written;
+    labels are trimmed, and one holding a tab or a line break is refused."""
     kind = file_format(path, kind)
-    records = _records(path, decoded(path, encoding), kind)
-    places = {}  # field -> index (csv / tsv) or key (json)
-    if kind in ("csv", "tsv"):
-        names = None
-        if header:
-            first = next(records, None)
-            if first is None:
-                raise AlbertError(f"{path}: empty; it needs a header line and rows")
-            names = [name.strip() for name in first[1]]
-        for field, wanted in dataclasses.asdict(columns).items():
-            if wanted is None:
-                continue
-            if names is None:
-                if not isinstance(wanted, int) and not str(wanted).isdigit():
-                    raise AlbertError(f"{FLAGS[field]} {wanted!r}: a file without a header names its columns by "
-                                      "0-based index (e.g. 0)")
-                places[field] = int(wanted)
-            elif str(wanted) in names:
-                places[field] = names.index(str(wanted))
-            elif field == "label" and not labelled:
-                continue  # a test file without labels
-            else:
-                raise AlbertError(f"{path}: no column {wanted!r} ({FLAGS[field]}); its columns are "
-                                  f"{', '.join(repr(n) for n in names)}")
-    else:
-        places = {field: str(wanted) for field, wanted in dataclasses.asdict(columns).items() if wanted is not None}
+    text = userfiles.read_text(path, what, encoding, userfiles.ENCODING_FIX)
+    records = _records(path, text, kind)
+    places = _places(path, records, columns, header, kind, labelled)
     rows = []
     for line, record in records:
+        place = userfiles.where(path, line)
         cells = {}
-        for field, place in places.items():
+        for field, column in places.items():
             if isinstance(record, dict):
-                cells[field] = _text(record.get(place))
-            elif place < len(record):
-                cells[field] = _text(record[place])
+                cells[field] = _text(record.get(column))
+            elif column < len(record):
+                cells[field] = _text(record[column])
+            elif field == "label" and not labelled:
+                cells[field] = None
             else:
-                raise AlbertError(f"{path}:{line}: {len(record)} column(s), but {FLAGS[field]} is column {place} "
+                raise AlbertError(f"{place}: {len(record)} column(s), but {FLAGS[field]} is column {column} "
                                   "(0-based)")
         for field in ("text_a", "text_b"):
             if field in places and cells[field] is None:
-                raise AlbertError(f"{path}:{line}: no text in column {getattr(columns, field)!r} ({FLAGS[field]})")
-        if labelled and cells.get("label") is None:
-            raise AlbertError(f"{path}:{line}: no label in column {columns.label!r} (--label_column)")
-        rows.append(Row(line, cells["text_a"], cells.get("text_b"), cells.get("label")))
+                raise AlbertError(f"{place}: no text in column {shown(getattr(columns, field))} ({FLAGS[field]})")
+        label = cells.get("label")
+        label = None if label is None else userfiles.label_cell(label, place)
+        if labelled and label is None:
+            raise AlbertError(f"{place}: no label in column {shown(columns.label)} (--label_column)")
+        rows.append(Row(line, cells["text_a"], cells.get("text_b"), label))
     if not rows:
-        raise AlbertError(f"{path}: no rows")
+        raise AlbertError(f"{userfiles.where(path)}: no rows")
     return rows
 
 
@@ -197,8 +174,8 @@ def check_labels(rows: list, labels: list, path: str, source: str = "the train f
     known = set(labels)
     for row in rows:
         if row.label is not None and row.label not in known:
-            raise AlbertError(f"{path}:{row.line}: label {row.label!r} is not one of {source} labels "
-                              f"({', '.join(labels)}); pass --labels with every label")
+            raise AlbertError(f"{userfiles.where(path, row.line)}: label {shown(row.label)} is not one of {source} "
+                              f"labels ({_listed(labels)}); pass --labels with every label")
 
 
 LABELS_FILE = "labels.json"  # in a run's output_dir: the label names the model was trained with
@@ -240,11 +217,18 @@ class OwnTask:
                 for index, row in enumerate(self.rows[split])]
 
 
+def _listed(labels, separator: str = ", ") -> str:
+    """Labels as a message lists them: plain when plain, quoted when they hold anything else, the first 20."""
+    plain = all(label and label.isprintable() and label.strip() == label and "," not in label for label in labels)
+    named = [label if plain else shown(label, 40) for label in list(labels)[:20]]
+    return separator.join(named) + (f", ... ({len(labels)} in all)" if len(labels) > 20 else "")
+
+
 def parse_labels(name: str, text: str) -> tuple:
-    """--labels: comma-separated label names, each once."""
-    labels = tuple(label.strip() for label in text.split(","))
+    """--labels: comma-separated label names, each once, trimmed; none holding a tab or a line break."""
+    labels = tuple(userfiles.label_cell(label, f"--{name}") or "" for label in text.split(","))
     if not all(labels) or len(set(labels)) != len(labels):
-        raise AlbertError(f"--{name} {text!r}: comma-separated label names, each once and none empty "
+        raise AlbertError(f"--{name} {shown(text)}: comma-separated label names, each once and none empty "
                           "(e.g. --labels=negative,positive)")
     return labels
 
@@ -255,16 +239,15 @@ def recorded_labels(output_dir: str) -> dict | None:
     if not os.path.isfile(path):
         return None
     try:
-        with open(path, encoding="utf-8") as f:
-            values = json.load(f)
+        values = userfiles.parse_json(userfiles.read_text(path, LABELS_FILE), path)
         labels = values["labels"]
         if not (labels is None or (isinstance(labels, list) and labels and all(isinstance(x, str) for x in labels))):
             raise ValueError("labels")
         return {"labels": labels, "regression": bool(values.get("regression", labels is None)),
                 "pair": bool(values.get("pair", False))}
     except (ValueError, KeyError, TypeError):
-        raise AlbertError(f"{path}: not the labels file a training run writes ({{\"labels\": [...]}}); remove it "
-                          "or pass --labels") from None
+        raise AlbertError(f"{userfiles.where(path)}: not the labels file a training run writes "
+                          "({\"labels\": [...]}); remove it or pass --labels") from None
 
 
 def labels_record(task: OwnTask) -> str:
@@ -280,8 +263,7 @@ def own_task(files: dict, columns: Columns, header: bool = True, encoding: str =
     file's; each dev label must be one of them; a regression target must be a number."""
     given = {split: path for split, path in files.items() if path}
     for split, path in given.items():
-        if not os.path.isfile(path):
-            raise AlbertError(f"{path}: {SPLIT_FLAGS[split]} not found")
+        userfiles.check_readable(path, SPLIT_FLAGS[split])
     if regression and labels:
         raise AlbertError("--regression predicts a number: leave out --labels")
     if recorded is not None and recorded["regression"] != regression:
@@ -293,17 +275,18 @@ def own_task(files: dict, columns: Columns, header: bool = True, encoding: str =
     elif recorded is not None and recorded["pair"] != pair:
         fix = "pairs: pass --text_b_column" if recorded["pair"] else "single texts: leave out --text_b_column"
         raise AlbertError(f"the run's {LABELS_FILE} says it was trained on {fix}")
-    rows = {split: read_rows(path, columns, header, encoding, kind, labelled=split != "test")
+    rows = {split: read_rows(path, columns, header, encoding, kind, labelled=split != "test", what=SPLIT_FLAGS[split])
             for split, path in given.items()}
     if regression:
         for split, split_rows in rows.items():
             for row in split_rows:
                 if row.label is not None and _number(row.label) is None:
-                    raise AlbertError(f"{given[split]}:{row.line}: label {row.label!r} is not a number "
-                                      "(--regression)")
+                    raise AlbertError(f"{userfiles.where(given[split], row.line)}: label {shown(row.label)} is not a "
+                                      "finite number (--regression)")
         return OwnTask(given, None, pair, rows)
     if labels and recorded is not None and tuple(recorded["labels"]) != tuple(labels):
-        raise AlbertError(f"--labels {','.join(labels)}: the run's {LABELS_FILE} has {','.join(recorded['labels'])}; "
+        raise AlbertError(f"--labels {_listed(labels, ',')}: the run's {LABELS_FILE} has "
+                          f"{_listed(recorded['labels'], ',')}; "
                           "a run's labels stay as it was trained (another --output_dir for other labels)")
     if labels:
         source = "--labels'"
@@ -315,8 +298,8 @@ def own_task(files: dict, columns: Columns, header: bool = True, encoding: str =
         raise AlbertError("which labels? pass --labels, or --train_file, or the --output_dir of the training run "
                           f"(its {LABELS_FILE})")
     if len(labels) < 2:
-        raise AlbertError(f"{given.get('train', '--labels')}: one label ({labels[0]!r}); a classifier needs at least "
-                          "two (for a numeric target pass --regression)")
+        raise AlbertError(f"{shown_path(given.get('train', '--labels'))}: one label ({shown(labels[0])}); a "
+                          "classifier needs at least two (for a numeric target pass --regression)")
     for split, split_rows in rows.items():
         check_labels(split_rows, list(labels), given[split], source)
     return OwnTask(given, tuple(labels), pair, rows)

@@ -7,19 +7,19 @@ give the same examples. `high_only` / `middle_only` restrict the levels.
 
 import dataclasses
 import glob
-import json
 import os
 
 from albert.ground.atomic import replacing_file
 from albert.data.example_proto import serialize_examples
 from albert.data.features import PACKED_INPUTS
 from albert.data.tfrecord import TFRecordWriter
-from albert.ground.errors import AlbertError
+from albert.ground import userfiles
+from albert.ground.errors import AlbertError, shown
 from albert.text.tokenization import preprocess_text
-from albert.ground.textfiles import read_text
 
 LEVELS = ("middle", "high")
 NUM_CHOICES = 4
+_KEYS = ("id", "article", "questions", "options", "answers")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -34,39 +34,38 @@ class RaceExample:
 
 def _articles(path: str):
     """(line number, JSON object) of a file: one object per line (all.txt) or one object in the whole file."""
-    text = read_text(path, "RACE file")
-    try:
-        yield 1, json.loads(text)
-        return
-    except json.JSONDecodeError:
-        pass
-    for lineno, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            yield lineno, json.loads(line)
-        except json.JSONDecodeError as e:
-            raise AlbertError(f"{path}:{lineno}: malformed JSON ({e.msg} at column {e.colno})") from None
+    return userfiles.json_values(userfiles.read_text(path, "RACE file"), path)
 
 
-def _examples_of(article: dict, level: str, path: str, lineno: int) -> list:
+def _strings(value, count: int | None = None) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value) and count in (None, len(value))
+
+
+def _examples_of(article, level: str, path: str, lineno: int) -> list:
     out = []
-    try:
-        article_id, context = article["id"], article["article"]
-        questions, options, answers = article["questions"], article["options"], article["answers"]
-    except (KeyError, TypeError) as e:
-        raise AlbertError(f"{path}:{lineno}: an article needs id, article, questions, options and answers "
-                          f"({e} missing)") from None
+    place = userfiles.where(path, lineno)
+    if not isinstance(article, dict) or any(key not in article for key in _KEYS):
+        missing = [key for key in _KEYS if not isinstance(article, dict) or key not in article]
+        raise AlbertError(f"{place}: an article is an object with id, article, questions, options and answers "
+                          f"({', '.join(missing)} missing)")
+    article_id, context = article["id"], article["article"]
+    questions, options, answers = article["questions"], article["options"], article["answers"]
+    if not isinstance(article_id, (str, int)) or isinstance(article_id, bool) or not isinstance(context, str):
+        raise AlbertError(f"{place}: an article's id is a string and its article a text")
+    if not (_strings(questions) and _strings(answers) and isinstance(options, list)
+            and all(_strings(choices) for choices in options)):
+        raise AlbertError(f"{place}: article {shown(article_id)}: questions and answers are lists of strings, options "
+                          "a list of lists of strings")
     if not len(questions) == len(options) == len(answers):
-        raise AlbertError(f"{path}:{lineno}: article {article_id} has {len(questions)} questions, {len(options)} "
+        raise AlbertError(f"{place}: article {shown(article_id)} has {len(questions)} questions, {len(options)} "
                           f"option lists and {len(answers)} answers; each question needs its options and answer")
     for i, (question, choices, answer) in enumerate(zip(questions, options, answers)):
         example_id = f"{article_id}-{i}"
         if len(choices) != NUM_CHOICES:
-            raise AlbertError(f"{path}:{lineno}: question {example_id} has {len(choices)} options; RACE needs 4")
-        if answer not in ("A", "B", "C", "D"):
-            raise AlbertError(f"{path}:{lineno}: question {example_id} has answer {answer!r}; use A, B, C or D")
-        out.append(RaceExample(example_id, level, context, question, tuple(choices), ord(answer) - ord("A")))
+            raise AlbertError(f"{place}: question {shown(example_id)} has {len(choices)} options; RACE needs 4")
+        if answer.strip() not in ("A", "B", "C", "D"):
+            raise AlbertError(f"{place}: question {shown(example_id)} has answer {shown(answer)}; use A, B, C or D")
+        out.append(RaceExample(example_id, level, context, question, tuple(choices), ord(answer.strip()) - ord("A")))
     return out
 
 

@@ -17,13 +17,13 @@ import difflib
 import json
 import os
 
-from albert.ground import textfiles
+from albert.ground import userfiles
 from albert.ground.atomic import replacing_files
 from albert.data import cache
 from albert.data.example_proto import serialize_examples
 from albert.data.features import PACKED_INPUTS, squad_features
 from albert.data.tfrecord import TFRecordWriter
-from albert.ground.errors import AlbertError
+from albert.ground.errors import AlbertError, shown
 from albert.text.tokenization import SPIECE_UNDERLINE, encode_ids, encode_pieces, preprocess_text
 
 MIN_ALIGNED = 0.8
@@ -42,32 +42,41 @@ class SquadExample:
 
 
 def load_json(path: str, what: str = "SQuAD file"):
-    return textfiles.load_json(path, what)
+    return userfiles.load_json(path, what)
 
 
 def read_examples(path: str, is_training: bool, data: dict | None = None) -> list:
     """SquadExamples of a SQuAD v1.1 / v2.0 JSON file, in file order (`data`: the file's JSON, when already
     loaded)."""
     data = load_json(path) if data is None else data
+    name = userfiles.where(path)
     if not isinstance(data, dict) or not isinstance(data.get("data"), list):
-        raise AlbertError(f"{path}: not a SQuAD file (no top-level \"data\" list)")
+        raise AlbertError(f"{name}: not a SQuAD file (no top-level \"data\" list)")
     examples = []
     for article in data["data"]:
-        for paragraph in article.get("paragraphs", []):
-            context = paragraph.get("context")
+        paragraphs = article.get("paragraphs", []) if isinstance(article, dict) else None
+        if not isinstance(paragraphs, list) or not all(isinstance(p, dict) for p in paragraphs):
+            raise AlbertError(f"{name}: an article of \"data\" is an object whose \"paragraphs\" is a list of "
+                              "objects")
+        for paragraph in paragraphs:
+            context, questions = paragraph.get("context"), paragraph.get("qas", [])
             if not isinstance(context, str):
-                raise AlbertError(f"{path}: a paragraph of {article.get('title', '?')!r} has no \"context\" text")
-            for qa in paragraph.get("qas", []):
+                title = article.get("title", "?")
+                raise AlbertError(f"{name}: a paragraph of {shown(title, 60)} has no \"context\" text")
+            if not isinstance(questions, list) or not all(isinstance(qa, dict) for qa in questions):
+                raise AlbertError(f"{name}: the \"qas\" of the paragraph starting {shown(context[:30])} is a list of "
+                                  "objects")
+            for qa in questions:
                 examples.append(_example(path, qa, context, is_training))
     if not examples:
-        raise AlbertError(f"{path}: no questions")
+        raise AlbertError(f"{name}: no questions")
     return examples
 
 
 def _example(path: str, qa: dict, context: str, is_training: bool) -> SquadExample:
-    qid = qa.get("id")
+    qid, name = qa.get("id"), userfiles.where(path)
     if not isinstance(qid, str) or not isinstance(qa.get("question"), str):
-        raise AlbertError(f"{path}: a question of the paragraph starting {context[:30]!r} lacks \"id\" or "
+        raise AlbertError(f"{name}: a question of the paragraph starting {shown(context[:30])} lacks \"id\" or "
                           "\"question\"")
     if not is_training:
         return SquadExample(qid, qa["question"], context)
@@ -75,17 +84,18 @@ def _example(path: str, qa: dict, context: str, is_training: bool) -> SquadExamp
     if impossible:
         return SquadExample(qid, qa["question"], context, is_impossible=True)
     answers = qa.get("answers") or []
-    if len(answers) != 1:
-        raise AlbertError(f"{path}: question {qid}: a training question needs exactly one answer, found "
-                          f"{len(answers)}")
+    if not isinstance(answers, list) or len(answers) != 1 or not isinstance(answers[0], dict):
+        count = len(answers) if isinstance(answers, list) else 0
+        raise AlbertError(f"{name}: question {shown(qid)}: a training question needs exactly one answer object, "
+                          f"found {count}")
     text, start = answers[0].get("text"), answers[0].get("answer_start")
-    if not isinstance(text, str) or not isinstance(start, int):
-        raise AlbertError(f"{path}: question {qid}: the answer needs a \"text\" string and an integer "
+    if not isinstance(text, str) or not isinstance(start, int) or isinstance(start, bool):
+        raise AlbertError(f"{name}: question {shown(qid)}: the answer needs a \"text\" string and an integer "
                           "\"answer_start\"")
     if start < 0 or context[start:start + len(text)] != text:
         found = context[max(start, 0):max(start, 0) + len(text)]
-        raise AlbertError(f"{path}: question {qid}: answer {text!r} does not occur at answer_start {start} of its "
-                          f"context (found {found!r})")
+        raise AlbertError(f"{name}: question {shown(qid)}: answer {shown(text)} does not occur at answer_start "
+                          f"{start} of its context (found {shown(found)})")
     return SquadExample(qid, qa["question"], context, text, start)
 
 

@@ -25,7 +25,7 @@ from albert.ground.atomic import write_text
 from albert.ground.cli import ArgumentParser
 from albert.ground.validators import check_output_path
 from albert.ground.errors import AlbertError
-from albert.ground.textfiles import load_json
+from albert.ground.userfiles import load_json, where
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
 _PUNCTUATION = frozenset(string.punctuation)
@@ -168,7 +168,7 @@ def _load(path: str, what: str, kind: type):
     """The JSON file `path`, which must hold a `kind` (dict: an object, list: an array)."""
     value = load_json(path, what)
     if not isinstance(value, kind):
-        raise AlbertError(f"{path}: the {what} must be a JSON {'object' if kind is dict else 'array'}, not a "
+        raise AlbertError(f"{where(path)}: the {what} must be a JSON {'object' if kind is dict else 'array'}, not a "
                           f"{type(value).__name__}")
     return value
 

@@ -50,28 +50,29 @@ class Runtime(Settings):
     fields (loop, checkpoints, accumulation) are listed with each runner's own flags, with its defaults."""
 
     strategy: str | None = setting(None, "Distribution (default: tpu with --use_tpu, mirrored with several GPUs, else "
-                                   "one_device).", choices=STRATEGIES, module=SHARED)
-    use_tpu: bool = setting(False, "Use a TPU (same as --strategy=tpu).", module=SHARED)
-    tpu_name: str | None = setting(None, "Cloud TPU name.", module=SHARED)
-    tpu_zone: str | None = setting(None, "Cloud TPU zone.", module=SHARED)
-    gcp_project: str | None = setting(None, "Cloud project of the TPU.", module=SHARED)
-    master: str | None = setting(None, "TPU master address.", module=SHARED)
-    mixed_precision: str = setting("fp32", "Compute precision.", choices=PRECISIONS, module=SHARED)
-    jit_compile: bool = setting(False, "XLA-compile the forward and backward pass.", module=SHARED)
+                                   "one_device).", choices=STRATEGIES, module=SHARED, group="hardware")
+    use_tpu: bool = setting(False, "Use a TPU (same as --strategy=tpu).", module=SHARED, group="hardware")
+    tpu_name: str | None = setting(None, "Cloud TPU name.", module=SHARED, group="hardware")
+    tpu_zone: str | None = setting(None, "Cloud TPU zone.", module=SHARED, group="hardware")
+    gcp_project: str | None = setting(None, "Cloud project of the TPU.", module=SHARED, group="hardware")
+    master: str | None = setting(None, "TPU master address.", module=SHARED, group="hardware")
+    mixed_precision: str = setting("fp32", "Compute precision.", choices=PRECISIONS, module=SHARED, group="hardware")
+    jit_compile: bool = setting(False, "XLA-compile the forward and backward pass.", module=SHARED, group="hardware")
     recompute: bool = setting(False, "Keep only each block application's input for the backward pass and recompute "
                               "its activations there: several times less activation memory for about 1/3 more "
                               "compute, the same numbers (python -m albert.info shows the memory). Under "
                               "--jit_compile on a CPU it saves nothing (XLA's buffers measured the same).",
-                              module=SHARED)
+                              module=SHARED, group="hardware")
     deterministic: bool = setting(False, "Deterministic ops (tf.config.experimental.enable_op_determinism): a rerun "
                                   "gives the same losses, bit for bit, on the same machine; somewhat slower.",
-                                  module=SHARED)
-    random_seed: int = setting(12345, "Seed of initialisation and input shuffling.", module=SHARED)
+                                  module=SHARED, group="hardware")
+    random_seed: int = setting(12345, "Seed of initialisation and input shuffling.", module=SHARED, group="training")
     log_every_steps: int = setting(0, "A progress line (loss, metrics, examples/s, tokens/s, MFU, ETA) every this "
-                                   "many steps; 0: about every 30 s.", module=SHARED, check=_log_every)
-    iterations_per_loop: int = setting(1000, "Steps per compiled loop call.", check=at_least(1))
+                                   "many steps; 0: about every 30 s.", module=SHARED, check=_log_every,
+                                   group="training")
+    iterations_per_loop: int = setting(1000, "Steps per compiled loop call.", check=at_least(1), group="hardware")
     save_checkpoints_steps: int = setting(1000, "Checkpoint (and evaluate) every this many steps.",
-                                          check=at_least(1))
-    keep_checkpoint_max: int = setting(5, "Checkpoints kept.", check=at_least(1))
+                                          check=at_least(1), group="training")
+    keep_checkpoint_max: int = setting(5, "Checkpoints kept.", check=at_least(1), group="training")
     gradient_accumulation_steps: int = setting(1, "Micro-batches per update (global batch = their sum).",
-                                               check=at_least(1))
+                                               check=at_least(1), group="training")

@@ -1,0 +1,355 @@
+"""Every file a user hands over, opened, decoded and split here, once: the readers of tasks/ and data/ (own
+classification files, CoNLL and JSON Lines, GLUE, SQuAD and RACE files, pretraining corpora) build their examples
+from what this module yields, so one set of rules holds for all of them.
+
+    opening     what the OS refused (a missing file, permission, a directory, a FIFO, a device) is one line with the
+                OS's reason; a FIFO or a device is never read (it could block forever or never end).
+    decoding    the encoding a user names (--encoding), a byte order mark dropped, a byte the encoding cannot read one
+                line naming file:line and the fix.
+    line ends   LF, CRLF and CR end a line in every format (outside a CSV field's quotes); U+2028, U+2029, U+0085,
+                form feed and the other Unicode separators are text, as in a CSV or TSV reader.
+    CSV         RFC 4180 (fields holding commas, quotes and line ends are quoted, quotes doubled); a quoted field may
+                follow spaces (`1, "a, b"` reads `a, b`); text after a closing quote is refused.
+    JSON        duplicate keys, lone surrogates (`"\\ud800"`), NaN / Infinity, integers past Python's digit limit and
+                nesting past the parser's depth: each one line naming file:line.
+    cells       label and tag cells trimmed of surrounding whitespace, texts kept as written; a label or tag holding
+                a tab or a line break is refused (it could not be written back on one line).
+Every message is one line, values quoted and cut (albert.ground.errors.shown).
+"""
+
+import codecs
+import json
+import os
+import re
+import stat
+import sys
+
+from albert.ground.errors import AlbertError, shown, shown_path
+
+LINE_END = re.compile(r"\r\n|\r|\n")
+_BYTE_LINE_END = re.compile(rb"\r\n|\r|\n")
+_BREAKS = re.compile(r"[\t\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
+UTF8_FIX = "save the file as UTF-8"
+ENCODING_FIX = "pass the file's encoding with --encoding (e.g. --encoding=latin-1)"
+_KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def where(path, line: int | None = None) -> str:
+    """`path` or `path:line`, as every message begins."""
+    return shown_path(path) if line is None else f"{shown_path(path)}:{line}"
+
+
+# ------------------------------------------------------------------------------------------------------- opening
+def read_bytes(path: str, what: str = "file") -> bytes:
+    """The bytes of the regular file `path` (`what` names it in messages: "--train_file", "SQuAD file", ...)."""
+    name = shown_path(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)  # a FIFO opens at once, and is refused below
+    except FileNotFoundError:
+        raise AlbertError(f"{name}: {what} not found") from None
+    except OSError as e:
+        raise AlbertError(f"{name}: cannot read the {what} ({e.strerror})") from None
+    with os.fdopen(fd, "rb") as f:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise AlbertError(f"{name}: is a directory; pass the {what} itself")
+        for test, kind in _KINDS:
+            if test(mode):
+                raise AlbertError(f"{name}: is {kind}, not a regular file; save the {what} to a file and pass that")
+        try:
+            return f.read()
+        except OSError as e:
+            raise AlbertError(f"{name}: cannot read the {what} ({e.strerror})") from None
+
+
+def check_readable(path: str, what: str = "file"):
+    """The checks of `read_bytes` without the reading: the file exists, is a regular file and may be opened."""
+    name = shown_path(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise AlbertError(f"{name}: {what} not found") from None
+    except OSError as e:
+        raise AlbertError(f"{name}: cannot read the {what} ({e.strerror})") from None
+    try:
+        mode = os.fstat(fd).st_mode
+    finally:
+        os.close(fd)
+    if stat.S_ISDIR(mode):
+        raise AlbertError(f"{name}: is a directory; pass the {what} itself")
+    for test, kind in _KINDS:
+        if test(mode):
+            raise AlbertError(f"{name}: is {kind}, not a regular file; save the {what} to a file and pass that")
+
+
+# ------------------------------------------------------------------------------------------------------ decoding
+def codec(encoding: str) -> str:
+    """The codec an --encoding names, or one line."""
+    try:
+        return codecs.lookup(encoding).name
+    except (LookupError, TypeError, ValueError):
+        raise AlbertError(f"--encoding {shown(encoding)} is not an encoding Python knows (e.g. utf-8, latin-1, "
+                          "cp1252)") from None
+
+
+def decode(data: bytes, path: str, encoding: str = "utf-8", fix: str = UTF8_FIX) -> str:
+    """`data` (the bytes of `path`) as text, a leading byte order mark left out; a byte the encoding cannot read is
+    one line naming the line and `fix`."""
+    name = codec(encoding)
+    try:
+        text = data.decode(name)
+    except UnicodeDecodeError as e:
+        line = line_of(data[:e.start].decode(name, "replace"), None)
+        said = "UTF-8" if name == "utf-8" else name
+        raise AlbertError(f"{where(path, line)}: byte 0x{data[e.start]:02x} is not {said} text; {fix}") from None
+    return text.removeprefix("\ufeff")
+
+
+def read_text(path: str, what: str = "file", encoding: str = "utf-8", fix: str = UTF8_FIX) -> str:
+    """A user's text file, whole and decoded."""
+    return decode(read_bytes(path, what), path, encoding, fix)
+
+
+# ----------------------------------------------------------------------------------------------------- line ends
+def lines(text: str) -> list:
+    """The lines of `text` split at LF, CRLF and CR (a final line end ends the last line; it starts none)."""
+    parts = LINE_END.split(text)
+    if parts[-1] == "":
+        parts.pop()
+    return parts
+
+
+def line_of(text: str, offset: int | None) -> int:
+    """The 1-based line of character `offset` of `text` (None: its end)."""
+    return len(LINE_END.findall(text if offset is None else text[:offset])) + 1
+
+
+def stream_lines(raw, path: str, chunk: int = 1 << 20):
+    """(line number, text) of a binary file object read in chunks (flat memory), split at LF, CRLF and CR, each line
+    decoded as strict UTF-8, a byte order mark at the start left out."""
+    buffer, number = b"", 0
+
+    def decoded(data: bytes) -> str:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise AlbertError(f"{where(path, number)}: invalid UTF-8 (byte {e.start + 1} of the line); the corpus "
+                              "must be UTF-8 text") from None
+        return text.removeprefix("\ufeff") if number == 1 else text
+
+    while True:
+        data = raw.read(chunk)
+        if not data:
+            break
+        buffer += data
+        held = buffer.endswith(b"\r")  # its LF may start the next chunk
+        parts = _BYTE_LINE_END.split(buffer[:-1] if held else buffer)
+        buffer = parts.pop() + (b"\r" if held else b"")
+        for part in parts:
+            number += 1
+            yield number, decoded(part)
+    if buffer:
+        parts = _BYTE_LINE_END.split(buffer)
+        if parts[-1] == b"":
+            parts.pop()
+        for part in parts:
+            number += 1
+            yield number, decoded(part)
+
+
+# ------------------------------------------------------------------------------------------------ CSV and TSV
+def tsv_records(text: str):
+    """(line, fields) of tab-separated values: one record a line, a quote is text (GLUE's files, the IANA format);
+    an empty line is a record of no fields."""
+    for number, line in enumerate(lines(text), 1):
+        yield number, line.split("\t") if line else []
+
+
+def csv_records(text: str, path: str, delimiter: str = ","):
+    """(line a record starts on, fields) of RFC 4180 CSV. Outside quotes LF, CRLF and CR end a record; inside they
+    are kept as written. A field whose first character after spaces is a quote is a quoted field; text after its
+    closing quote, or a quote never closed, is one line naming file:line."""
+    d = re.escape(delimiter)
+    opening = re.compile(r'[ \t]*"')
+    quoted = re.compile(r'[ \t]*"((?:[^"]+|"")*)"[ \t]*')
+    unquoted = re.compile(rf"[^{d}\r\n]*")
+    position, line, size = 0, 1, len(text)
+    while position < size:
+        start, fields = line, []
+        while True:
+            if opening.match(text, position):
+                match = quoted.match(text, position)
+                if match is None:
+                    raise AlbertError(f"{where(path, line)}: a quote opens field {len(fields) + 1} and is never "
+                                      "closed; close it, or double the quotes inside a quoted field (\"\")")
+                value = match.group(1)
+                if "\r" in value or "\n" in value:
+                    line += len(LINE_END.findall(value))
+                fields.append(value.replace('""', '"'))
+                position = match.end()
+                if position < size and text[position] not in (delimiter, "\r", "\n"):
+                    raise AlbertError(f"{where(path, line)}: text after the closing quote of field {len(fields)}; "
+                                      "quote the whole field, doubling the quotes inside it (\"\")")
+            else:
+                match = unquoted.match(text, position)
+                fields.append(match.group())
+                position = match.end()
+            if position < size and text[position] == delimiter:
+                position += 1
+                continue
+            if position < size:
+                position += 2 if text.startswith("\r\n", position) else 1
+                line += 1
+            break
+        yield start, fields
+
+
+# --------------------------------------------------------------------------------------------------------- JSON
+class _Duplicate(Exception):
+    pass
+
+
+class _Constant(Exception):
+    pass
+
+
+def _object(pairs):
+    value = {}
+    for key, item in pairs:
+        if key in value:
+            raise _Duplicate(key)
+        value[key] = item
+    return value
+
+
+def _constant(name):
+    raise _Constant(name)
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_object, parse_constant=_constant)
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+_ESCAPES = re.compile(  # a surrogate pair (one character), a lone surrogate (group 1), or any other escape
+    r"\\(?:u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|(u[dD][89a-fA-F][0-9a-fA-F]{2})|.)", re.S)
+_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def check_surrogates(text: str, path: str, first_line: int = 1):
+    """A JSON text's escapes hold no lone UTF-16 surrogate (`"\\ud800"`: valid JSON, but no character, which no
+    tokenizer or UTF-8 file can take): one line naming the line."""
+    if not _SURROGATE.search(text):
+        return
+    for match in _ESCAPES.finditer(text):
+        if match.group(1):
+            line = first_line + line_of(text, match.start()) - 1
+            raise AlbertError(f"{where(path, line)}: the escape {shown(match.group())} is half of a UTF-16 surrogate "
+                              "pair, not a character; write the character itself or both halves of its pair")
+
+
+def _refused(e: BaseException, path: str, line: int, text: str = "", offset: int = 0) -> AlbertError:
+    """The one line for what the JSON parser refused (`text` from `offset`: what was being parsed, for positions)."""
+    if isinstance(e, json.JSONDecodeError):
+        line += line_of(text, e.pos) - line_of(text, offset)
+        column = e.pos - max(text.rfind("\n", 0, e.pos), text.rfind("\r", 0, e.pos))
+        return AlbertError(f"{where(path, line)}: not JSON ({e.msg} at column {column})")
+    if isinstance(e, _Duplicate):
+        return AlbertError(f"{where(path, line)}: the key {shown(e.args[0])} appears twice in one object; keep one")
+    if isinstance(e, _Constant):
+        return AlbertError(f"{where(path, line)}: not JSON ({e.args[0]} is not a JSON value; write it as a string)")
+    if isinstance(e, RecursionError):
+        return AlbertError(f"{where(path, line)}: JSON nested too deep to read (over {sys.getrecursionlimit()} "
+                           "levels): refused")
+    return AlbertError(f"{where(path, line)}: a number of more than {sys.get_int_max_str_digits()} digits: refused")
+
+
+def parse_json(text: str, path: str, line: int = 1):
+    """One JSON value (a whole file, or the JSON Lines row on `line`), checked as the module docstring says."""
+    check_surrogates(text, path, line)
+    try:
+        return _DECODER.decode(text)
+    except (ValueError, RecursionError, _Duplicate, _Constant) as e:
+        raise _refused(e, path, line, text) from None
+
+
+def load_json(path: str, what: str = "JSON file"):
+    """A user's JSON file, whole (a SQuAD file, predictions)."""
+    return parse_json(read_text(path, what), path)
+
+
+def json_values(text: str, path: str) -> list:
+    """(line, value) of a text holding one JSON value, or one value a line (JSON Lines); none for a blank text."""
+    if not text.strip():
+        return []
+    check_surrogates(text, path)
+    try:
+        return [(1, _DECODER.decode(text))]
+    except json.JSONDecodeError as e:
+        if e.msg != "Extra data":
+            raise _refused(e, path, 1, text) from None
+    except (ValueError, RecursionError, _Duplicate, _Constant) as e:
+        raise _refused(e, path, 1, text) from None
+    return list(json_lines(text, path))
+
+
+def json_lines(text: str, path: str):
+    """(line, value) of each non-blank line of a JSON Lines text."""
+    for number, line in enumerate(lines(text), 1):
+        if line.strip():
+            yield number, parse_json(line, path, number)
+
+
+def json_array_items(text: str, path: str, not_array: str):
+    """(line each item starts on, item) of a JSON text holding one array, parsed item by item; `not_array`: the
+    message when it holds something else."""
+    check_surrogates(text, path)
+    position, line, counted = _WHITESPACE.match(text).end(), 1, 0
+
+    def line_at(offset: int) -> int:
+        nonlocal line, counted
+        line += len(LINE_END.findall(text, counted, offset))
+        counted = offset
+        return line
+
+    if not text.startswith("[", position):
+        raise AlbertError(f"{where(path)}: {not_array}")
+    position = _WHITESPACE.match(text, position + 1).end()
+    if text.startswith("]", position):
+        position += 1
+    else:
+        while True:
+            start = line_at(position)
+            try:
+                item, position = _DECODER.raw_decode(text, position)
+            except (ValueError, RecursionError, _Duplicate, _Constant) as e:
+                raise _refused(e, path, start, text, position) from None
+            yield start, item
+            position = _WHITESPACE.match(text, position).end()
+            if text.startswith(",", position):
+                position = _WHITESPACE.match(text, position + 1).end()
+            elif text.startswith("]", position):
+                position += 1
+                break
+            else:
+                raise AlbertError(f"{where(path, line_at(position))}: not JSON (expected ',' or ']' after an item)")
+    if _WHITESPACE.match(text, position).end() != len(text):
+        raise AlbertError(f"{where(path, line_at(position))}: not JSON (text after the array's closing ']')")
+
+
+# -------------------------------------------------------------------------------------------------------- cells
+def label_cell(value: str, place: str, what: str = "label") -> str | None:
+    """A label or tag cell trimmed of surrounding whitespace (None when nothing is left); one holding a tab or a line
+    break inside is one line naming `place` (file:line)."""
+    text = value.strip()
+    if _BREAKS.search(text):
+        raise AlbertError(f"{place}: {what} {shown(value)} holds a tab or a line break; a {what} is one line of "
+                          "text")
+    return text or None
+
+
+def column_index(flag: str, value) -> int:
+    """A column given by 0-based index: an int, or ASCII digits (`²` and other Unicode digits are no index)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    if isinstance(value, str) and re.fullmatch(r"[0-9]{1,9}", value):
+        return int(value)
+    raise AlbertError(f"{flag} {shown(value)}: a file without a header names its columns by 0-based index (e.g. 0)")
