@@ -17,13 +17,12 @@ import re
 import numpy as np
 
 from albert.data.instances import Options
-from albert.ground.errors import AlbertError
+from albert.ground.errors import AlbertError, shown
 from albert.text.tokenization import SPIECE_UNDERLINE
 
 MASK = "[MASK]"
 # The masked positions a pretrained model was built for: the original's --max_predictions_per_seq default.
 MAX_MASKS = Options.max_predictions_per_seq
-_SHOWN = 60  # characters of a text quoted in a message
 
 
 @dataclasses.dataclass(frozen=True)
@@ -34,10 +33,6 @@ class MaskedTexts:
 
     features: dict
     spans: tuple
-
-
-def _quoted(text: str) -> str:
-    return repr(text if len(text) <= _SHOWN else text[:_SHOWN] + "…")
 
 
 def mask_pattern(tokenizer) -> re.Pattern:
@@ -62,12 +57,12 @@ def masked_inputs(texts, tokenizer, seq_length: int, max_masks: int = MAX_MASKS,
     rows, spans = [], []
     for number, text in enumerate(texts, 1):
         if not isinstance(text, str):
-            raise AlbertError(f"fill_mask: text {number} is a {type(text).__name__}, not a string")
+            raise AlbertError(f"fill_mask: text {number} is {shown(text)}, not a string")
         if not text.strip():
             raise AlbertError(f"fill_mask: text {number} is empty; give a text with {MASK} where a word is missing")
         found = list(pattern.finditer(text))
         if not found:
-            raise AlbertError(f"fill_mask: text {number} ({_quoted(text)}) has no {MASK}; write {MASK} where the "
+            raise AlbertError(f"fill_mask: text {number} ({shown(text)}) has no {MASK}; write {MASK} where the "
                               "word to fill is")
         if len(found) > max_masks:
             raise AlbertError(f"fill_mask: text {number} has {len(found)} masks, more than the {max_masks} masked "
@@ -80,7 +75,7 @@ def masked_inputs(texts, tokenizer, seq_length: int, max_masks: int = MAX_MASKS,
             start = match.end()
         ids += tokenizer.tokenize_to_ids(text[start:]) + [sep_id]
         if len(ids) > seq_length:
-            raise AlbertError(f"fill_mask: text {number} ({_quoted(text)}) is {len(ids)} pieces with [CLS] and [SEP], "
+            raise AlbertError(f"fill_mask: text {number} ({shown(text)}) is {len(ids)} pieces with [CLS] and [SEP], "
                               f"more than the preprocessor's seq_length {seq_length}; shorten it")
         rows.append((ids, where))
         spans.append(tuple(match.span() for match in found))

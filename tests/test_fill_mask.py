@@ -1,0 +1,155 @@
+"""AlbertPretrainer.fill_mask (albert.data.fill_mask) against transformers' `pipeline("fill-mask")`.
+
+tests/fixtures/fill_mask/golden.json was made once by tools/make_fill_mask_golden.py: a tiny AlbertPretrainer over the
+released 30k-clean SentencePiece model, every weight drawn from a fixed seed (`tiny_pretrainer`, built here again),
+converted with `python -m albert.convert --to=huggingface` and filled by transformers 5.23.0's pipeline. transformers
+is not needed here.
+"""
+
+import json
+import os
+import sys
+import types
+
+import numpy as np
+import pytest
+
+from albert.data.fill_mask import masked_inputs, mask_pattern, piece_word, top_k
+from albert.ground.errors import AlbertError
+from albert.text.tokenization import FullTokenizer
+from tests.helpers import FIXTURES, ROOT, shared_directory
+
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+try:
+    import make_fill_mask_golden as golden_tool
+finally:
+    sys.path.pop(0)
+
+SPM = os.path.join(shared_directory(), "albert_30k_clean", "30k-clean.model")
+with open(os.path.join(FIXTURES, "fill_mask", "golden.json"), encoding="utf-8") as _f:
+    GOLDEN = json.load(_f)
+# transformers' ALBERT tokenizer makes the model's user-defined symbols ( ) " - . – £ € tokens of their own: a space
+# before one is dropped and the text after one starts a new word. These texts hold such a place; the others are
+# tokenized alike.
+SYMBOL_CASES = {0, 4}
+
+
+@pytest.fixture(scope="module")
+def model():
+    return golden_tool.tiny_pretrainer(SPM)
+
+
+@pytest.fixture(scope="module")
+def tokenizer():
+    return FullTokenizer(None, True, SPM)
+
+
+def per_mask(result):
+    return [result] if isinstance(result[0], dict) else result
+
+
+def test_the_golden_file_is_the_tools_texts():
+    assert [case["text"] for case in GOLDEN["cases"]] == golden_tool.TEXTS
+    assert GOLDEN["made_by"].startswith("transformers 5.23.0, torch 2.13.0")
+    assert GOLDEN["top_k"] == 5 and GOLDEN["seed"] == golden_tool.SEED
+
+
+def test_fill_mask_equals_the_transformers_pipeline(model):
+    results = model.fill_mask(golden_tool.TEXTS, top_k=GOLDEN["top_k"])
+    compared = 0
+    for number, (case, result) in enumerate(zip(GOLDEN["cases"], results)):
+        assert len(per_mask(result)) == len(case["masks"])
+        if number in SYMBOL_CASES:
+            continue
+        for theirs, ours in zip(case["masks"], per_mask(result)):
+            assert [p["token"] for p in ours] == [p["token"] for p in theirs], case["text"]
+            assert [p["token_str"] for p in ours] == [p["token_str"] for p in theirs], case["text"]
+            np.testing.assert_allclose([p["score"] for p in ours], [p["score"] for p in theirs], rtol=1e-4,
+                                       atol=1e-6)
+            compared += 1
+    assert compared == 6
+
+
+def test_on_transformers_ids_the_scores_are_equal_for_every_text(model):
+    """The texts tokenized differently: the model and the top-k on the pipeline's own ids give its answers."""
+    for case in GOLDEN["cases"]:
+        ids = np.array([case["input_ids"]], np.int32)
+        positions = np.flatnonzero(ids[0] == 4)[None].astype(np.int32)
+        features = {"input_ids": ids, "input_mask": np.ones_like(ids), "segment_ids": np.zeros_like(ids),
+                    "masked_lm_positions": positions}
+        top, scores = top_k(np.asarray(model(features)["mlm_logits"])[0], GOLDEN["top_k"])
+        for theirs, row, row_scores in zip(case["masks"], top, scores):
+            assert row.tolist() == [p["token"] for p in theirs]
+            np.testing.assert_allclose(row_scores, [p["score"] for p in theirs], rtol=1e-4, atol=1e-6)
+
+
+def test_the_tokenization_differs_from_transformers_only_at_the_symbols(tokenizer):
+    masked = masked_inputs(golden_tool.TEXTS, tokenizer, golden_tool.SEQ_LENGTH)
+    ours = [row[:n].tolist() for row, n in zip(masked.features["input_ids"],
+                                               masked.features["input_mask"].sum(1))]
+    theirs = [case["input_ids"] for case in GOLDEN["cases"]]
+    assert [i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b] == sorted(SYMBOL_CASES)
+    pieces = tokenizer.convert_ids_to_tokens
+    assert pieces(ours[0])[-4:] == ["[MASK]", "\u2581", ".", "[SEP]"]  # "is [MASK] ." as the original tokenizes it
+    assert pieces(theirs[0])[-3:] == ["[MASK]", ".", "[SEP]"]
+    assert pieces(ours[4])[8:12] == ["\u25812", ".", "5", "\u2581and"]  # "2.5"
+    assert pieces(theirs[4])[8:12] == ["\u25812", ".", "\u25815", "\u2581and"]
+
+
+def test_the_shapes_and_the_filled_sequence(model):
+    one = model.fill_mask("The quick brown [MASK] jumps over the lazy dog.", top_k=3)
+    assert [sorted(p) for p in one] == [["score", "sequence", "token", "token_str"]] * 3
+    assert [p["token_str"] for p in one] == ["cromwell", "ripped", "mitigate"]
+    assert one[0]["sequence"] == "The quick brown cromwell jumps over the lazy dog."
+    assert one[0]["score"] > one[1]["score"] > one[2]["score"]
+    two = model.fill_mask(["she [MASK] a book about [MASK] history"], top_k=2)
+    assert len(two) == 1 and len(two[0]) == 2 and len(two[0][1]) == 2
+    assert two[0][0][0]["sequence"] == "she cromwell a book about [MASK] history"
+    assert two[0][1][0]["sequence"] == "she [MASK] a book about mitigate history"
+    batched = model.fill_mask(golden_tool.TEXTS, top_k=2, batch_size=3)  # batches of 3, cut to their longest
+    assert [per_mask(r)[0][0]["token"] for r in batched] == [c["masks"][0][0]["token"] for c in GOLDEN["cases"]]
+
+
+def test_words_of_pieces_and_the_mask_spellings():
+    assert [piece_word(p) for p in ("\u2581cat", "s", "\u2581", "[CLS]", "<unk>")] == ["cat", "s", "", "[CLS]",
+                                                                                        "<unk>"]
+    vocabulary = types.SimpleNamespace(vocab={"<pad>": 0, "<mask>": 1, "mask": 2, "\u2581mask": 3, "[MASK]": 4})
+    assert mask_pattern(vocabulary).findall("a <mask> mask [MASK] [mask]") == ["<mask>", "[MASK]"]
+
+
+def test_top_k_is_the_softmax_of_the_logits():
+    logits = np.array([[0.0, 2.0, 1.0, 2.0]])
+    ids, scores = top_k(logits, 3)
+    expected = np.exp([2.0, 2.0, 1.0]) / np.exp(logits).sum()
+    assert ids.tolist() == [[1, 3, 2]]  # a tie: the lower id first
+    np.testing.assert_allclose(scores[0], expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("texts, arguments, message", [
+    (["a [MASK] b", "   "], {}, "fill_mask: text 2 is empty; give a text with [MASK] where a word is missing"),
+    (["no mask here"], {}, "fill_mask: text 1 ('no mask here') has no [MASK]; write [MASK] where the word to fill is"),
+    (["[MASK] [MASK] [MASK]"], {}, "fill_mask: text 1 has 3 masks, more than the 2 masked positions the model was "
+                                   "built for (max_predictions_per_seq); use at most 2"),
+    (["[MASK]" + " word" * 40], {}, "fill_mask: text 1 ('[MASK]" + " word" * 38 + " wor…') is 43 pieces with [CLS] "
+                                    "and [SEP], more than the preprocessor's seq_length 32; shorten it"),
+    ([3], {}, "fill_mask: text 1 is 3, not a string"),
+    ([], {}, "fill_mask: no texts; give a list of strings holding [MASK]"),
+    (["a [MASK]"], {"top_k": 0}, "fill_mask: top_k 0 must be a whole number between 1 and the vocabulary's 30000 "
+                                 "pieces"),
+])
+def test_bad_input_is_one_line(model, texts, arguments, message):
+    model.max_predictions_per_seq = 2
+    try:
+        with pytest.raises(AlbertError) as caught:
+            model.fill_mask(texts, **arguments)
+    finally:
+        del model.max_predictions_per_seq
+    assert str(caught.value) == message
+
+
+def test_strings_without_a_preprocessor_are_one_line():
+    from albert.model.task_models import AlbertPretrainer
+    from tests.helpers import tiny_config
+
+    with pytest.raises(AlbertError, match="^AlbertPretrainer got strings but has no preprocessor: make it with "):
+        AlbertPretrainer(tiny_config()).fill_mask("a [MASK]")
