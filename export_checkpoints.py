@@ -1,31 +1,10 @@
-r"""Re-save a checkpoint under the original TF1 variable names, without optimizer slots: the encoder, the MLM and
-sentence-order heads and global_step, as the original export_checkpoints.py did.
+"""Re-save a checkpoint under the original TF1 variable names.
 
-    python export_checkpoints.py --albert_directory=out/pretrain --checkpoint_name=model.ckpt-125000 \
-        --export_path=out/albert_base/model.ckpt-best
-
---albert_directory holds albert_config.json, the SentencePiece .model and the checkpoint (original or ours).
+The command line is albert.commands.export_checkpoints, installed by `pip install .` as `albert-export-checkpoints`;
+this script runs it with the same flags.
 """
 
-from albert.export.options import CheckpointExport
-from albert.ground import cli
-from albert.ground.settings_flags import define
-from albert.ground.validators import check_output_path
-from albert.hub.resolve import resolve
-
-EXPORT = define(CheckpointExport)
-COMMAND_LINE = define(cli.CommandLineOnly, only=("do_lower_case", "progress"))
-
-
-def main(argv):
-    del argv
-    s = EXPORT.build()
-    directory = resolve(s.albert_directory)
-    check_output_path("export_path", s.export_path, (directory,))
-    from albert.export.hub import export_release_checkpoint  # TensorFlow loads here, once the flags are checked
-
-    print(export_release_checkpoint(directory, s.export_path, s.checkpoint_name, s.spm_model_file))
-
+from albert.commands.export_checkpoints import command
 
 if __name__ == "__main__":
-    cli.run(main)
+    command()

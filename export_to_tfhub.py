@@ -1,38 +1,10 @@
-"""Export a pretrained ALBERT as TF Hub–style SavedModels: OUT/encoder, OUT/preprocessor (in-graph tokenization
-with tensorflow-text) and OUT/mlm (masked-LM and sentence-order logits).
+"""Export a pretrained ALBERT as TF Hub–style SavedModels.
 
-    python export_to_tfhub.py --albert_directory=albert_base --export_path=out/hub
-
---albert_directory holds albert_config.json, the SentencePiece .model (and .vocab) and the checkpoint
-(--checkpoint_name, default model.ckpt-best: the original TF1 names, or a checkpoint of run_pretraining.py); or it
-is a Hugging Face AlbertForPreTraining directory (config.json, model.safetensors, spiece.model): the MLM export
-needs both pretraining heads.
-Everything is written under a temporary name and renamed into place; a failed export leaves nothing behind.
+The command line is albert.commands.export_to_tfhub, installed by `pip install .` as `albert-export-to-tfhub`;
+this script runs it with the same flags.
 """
 
-from albert.data.features import boundaries
-from albert.export.options import HubExport
-from albert.ground import cli
-from albert.ground.settings_flags import define
-from albert.ground.validators import check_output_path
-from albert.hub.resolve import resolve
-
-HUB = define(HubExport)
-COMMAND_LINE = define(cli.CommandLineOnly, only=("use_einsum", "progress"))
-
-
-def main(argv):
-    del argv
-    s = HUB.build()
-    directory = resolve(s.albert_directory)
-    boundaries(s.seq_length or 128, s.length_buckets)  # a malformed value is one line here
-    check_output_path("export_path", s.export_path.rstrip("/"), (directory, s.spm_model_file), directory=True)
-    from albert.export.hub import export_hub_models  # TensorFlow loads here, once the flags are checked
-
-    print(export_hub_models(directory, s.export_path, s.checkpoint_name, s.spm_model_file, s.do_lower_case,
-                            s.seq_length, s.tflite_quantization, s.length_buckets, s.tflite_metadata,
-                            s.tflite_length))
-
+from albert.commands.export_to_tfhub import command
 
 if __name__ == "__main__":
-    cli.run(main)
+    command()

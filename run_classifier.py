@@ -1,98 +1,10 @@
-r"""Fine-tune ALBERT on a GLUE task or on your own files: train, evaluate every checkpoint (keeping the best),
-predict the test set.
+"""Fine-tune ALBERT on a GLUE task or on your own files.
 
-    python run_classifier.py --task_name=MNLI --data_dir=glue --output_dir=out/mnli \
-        --albert_config_file=albert_config.json --spm_model_file=30k-clean.model \
-        --init_checkpoint=albert_base/model.ckpt-best --do_train --do_eval --do_predict \
-        --max_seq_length=128 --train_batch_size=128 --learning_rate=3e-5 --train_step=10000 --warmup_step=1000
-
-    python run_classifier.py --train_file=reviews_train.csv --dev_file=reviews_dev.csv --text_a_column=review \
-        --label_column=stars --output_dir=out/reviews --init_checkpoint=albert_base_v2 --do_train --do_eval
+The command line is albert.commands.run_classifier, installed by `pip install .` as `albert-run-classifier`;
+this script runs it with the same flags.
 """
 
-import dataclasses
-import os
-
-from albert.ground import cli
-from albert.ground.errors import AlbertError
-from albert.ground.settings_flags import define
-from albert.ground.validators import check_output_path
-from albert.jobs.preflight import check_fine_tuning, check_tokenizer_given, settings_with_model_files, split_files
-from albert.jobs.settings import GlueRun
-from albert.tasks import own_data
-from albert.tasks.glue import get_task
-from albert.train.settings import Runtime
-
-GLUE = define(GlueRun)
-RUNTIME = define(Runtime, skip=("gradient_accumulation_steps",))  # whole batches
-OWN_FILE_FLAGS = ("train_file", "dev_file", "test_file", "file_format", "text_a_column", "text_b_column",
-                  "label_column", "no_header", "labels", "regression", "encoding")
-COMMAND_LINE = define(cli.CommandLineOnly, only=("albert_hub_module_handle", "progress", "num_tpu_cores"))
-
-
-def validate() -> tuple:
-    """Every check that needs no TensorFlow: the job's settings and the shared runtime settings."""
-    s = settings_with_model_files(GLUE, COMMAND_LINE.build().albert_hub_module_handle)
-    check_tokenizer_given(s)
-    if not (s.do_train or s.do_eval or s.do_predict or s.export_dir):
-        raise AlbertError("nothing to do: pass at least one of --do_train, --do_eval, --do_predict, --export_dir")
-    if s.export_dir and not s.spm_model_file:
-        raise AlbertError("--export_dir tokenizes in the graph with SentencePiece: pass --spm_model_file")
-    if s.export_dir and s.seeds:
-        raise AlbertError("--export_dir exports one model: run without --seeds")
-    if s.cached_dir:
-        check_output_path("cached_dir", s.cached_dir.rstrip("/"), directory=True)
-    if s.seeds and not s.do_eval:
-        raise AlbertError("--seeds compares dev results: pass --do_eval")
-    task = glue_task(s) if s.task_name else own_files_task(s)
-    runtime = RUNTIME.build()
-    check_fine_tuning(s, *([s.data_dir] if s.task_name else task.files.values()))
-    return s, runtime, task
-
-
-def glue_task(s):
-    """The GLUE task of --task_name, its --data_dir there."""
-    defaults = {field.name: field.default for field in dataclasses.fields(s)}
-    own = [f"--{name}" for name in OWN_FILE_FLAGS if getattr(s, name) not in (defaults[name], "")]
-    if own:
-        raise AlbertError(f"{', '.join(own)}: for your own files; leave out --task_name and --data_dir with them")
-    if not s.data_dir:
-        raise AlbertError(f"--task_name {s.task_name} reads the GLUE layout: pass --data_dir")
-    if not os.path.isdir(s.data_dir):
-        raise AlbertError(f"{s.data_dir}: --data_dir not found")
-    task = get_task(s.task_name)
-    if task.name == "ax" and (s.do_train or s.do_eval):
-        raise AlbertError("task ax is predict-only: use --do_predict with a model fine-tuned on MNLI")
-    return task
-
-
-def own_files_task(s):
-    """The task of --train_file / --dev_file / --test_file, every file read and checked now."""
-    if s.data_dir:
-        raise AlbertError("--data_dir goes with --task_name; for your own files pass --train_file / --dev_file / "
-                          "--test_file")
-    recorded = own_data.recorded_labels(s.output_dir)
-    if not (s.train_file or s.dev_file or s.test_file) and recorded is None:
-        raise AlbertError("pass --task_name and --data_dir for a GLUE task, or your own --train_file / --dev_file / "
-                          "--test_file")
-    given, files = split_files(s)
-    if not s.do_train and not s.labels and not s.regression and recorded is None:
-        files["train"] = given["train"]  # no training run's labels to read: the train file's
-    if any(files.values()) and not s.text_a_column:
-        raise AlbertError("--text_a_column: name the text column of your files (a header name, or a 0-based index "
-                          "with --no_header)")
-    columns = own_data.Columns(s.text_a_column, s.text_b_column or None, s.label_column)
-    return own_data.own_task(files, columns, not s.no_header, s.encoding, s.file_format, s.labels or None,
-                             s.regression, recorded)
-
-
-def main(argv):
-    del argv
-    settings, runtime, task = validate()
-    from albert.jobs import glue  # TensorFlow loads here, once the flags are checked
-
-    glue.run(settings, runtime, task)
-
+from albert.commands.run_classifier import command
 
 if __name__ == "__main__":
-    cli.run(main, output_dir_flag="output_dir")
+    command()

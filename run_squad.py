@@ -1,59 +1,10 @@
-r"""Fine-tune ALBERT on SQuAD 1.1 (span head) or 2.0 (`--version_2_with_negative`: the original XLNet-style head
-with an answer-class logit): train, evaluate every checkpoint on the predict file, keep the best by F1, predict.
+"""Fine-tune ALBERT on SQuAD 1.1 or 2.0.
 
-    python run_squad.py --albert_config_file=albert_config.json --spm_model_file=30k-clean.model \
-        --init_checkpoint=albert_base/model.ckpt-best --train_file=train-v1.1.json --predict_file=dev-v1.1.json \
-        --output_dir=out/squad --do_train --do_predict --max_seq_length=384 --doc_stride=128 \
-        --train_batch_size=48 --learning_rate=5e-5 --num_train_epochs=2.0
-
-Outputs in --output_dir: predictions.json, nbest_predictions.json, null_odds.json (2.0), eval_results.txt (one
-block per evaluated checkpoint), best_trial.txt and model.ckpt-best.
+The command line is albert.commands.run_squad, installed by `pip install .` as `albert-run-squad`;
+this script runs it with the same flags.
 """
 
-import os
-
-from albert.ground import cli
-from albert.ground.errors import AlbertError
-from albert.ground.paths import is_remote
-from albert.ground.settings_flags import define
-from albert.jobs.preflight import check_fine_tuning, settings_with_model_files
-from albert.jobs.settings import SquadRun
-from albert.train.settings import Runtime
-
-SQUAD = define(SquadRun)
-RUNTIME = define(Runtime, skip=("gradient_accumulation_steps",))  # whole batches
-COMMAND_LINE = define(cli.CommandLineOnly, only=("albert_hub_module_handle", "progress", "num_tpu_cores",
-                                                 "use_einsum", "vocab_file"))
-
-
-def validate() -> tuple:
-    """Every check that needs no TensorFlow: the job's settings and the shared runtime settings."""
-    s = settings_with_model_files(SQUAD, COMMAND_LINE.build().albert_hub_module_handle)
-    if not (s.do_train or s.do_predict or s.export_dir):
-        raise AlbertError("nothing to do: pass --do_train, --do_predict and/or --export_dir")
-    if s.group_by_length and not s.version_2_with_negative:
-        raise AlbertError("--group_by_length: SQuAD 1.1's loss runs over every position, padding included, so its "
-                          "training batches are not cut to a length; use it with --version_2_with_negative")
-    if s.do_train and not s.train_file:
-        raise AlbertError("--do_train needs --train_file")
-    if s.do_predict and not s.predict_file:
-        raise AlbertError("--do_predict needs --predict_file")
-    for name in ("train_file", "predict_file"):
-        path = getattr(s, name)
-        if path and not is_remote(path) and not os.path.isfile(path):
-            raise AlbertError(f"{path}: --{name} not found")
-    runtime = RUNTIME.build()
-    check_fine_tuning(s)
-    return s, runtime
-
-
-def main(argv):
-    del argv
-    settings, runtime = validate()
-    from albert.jobs import squad  # TensorFlow loads here, once the flags are checked
-
-    squad.run(settings, runtime)
-
+from albert.commands.run_squad import command
 
 if __name__ == "__main__":
-    cli.run(main, output_dir_flag="output_dir")
+    command()

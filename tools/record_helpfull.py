@@ -1,11 +1,13 @@
-"""Record each command line's full help as a golden file: tests/fixtures/helpfull/<command>.txt.
+"""Record each command line's help as golden files: tests/fixtures/helpfull/<command>.txt (`--helpfull`) and
+<command>.help.txt (`--help`).
 
     .venv/bin/python tools/record_helpfull.py            # write the files
     .venv/bin/python tools/record_helpfull.py --check    # exit 1 naming each command whose help differs
 
-absl commands print `--helpfull` (every flag by the module it is filed under: names, types, defaults, help); the
-argparse ones (albert.info) `--help`. Recorded before the flags were generated from the settings dataclasses
-(issue 60), so tests/test_helpfull.py holds the command lines to what users and the original's scripts knew.
+absl commands print `--helpfull` (every flag by the module it is filed under: names, types, defaults, help) and
+`--help` (the command's own flags by what a user does with them, one line each: albert.ground.help); the argparse one
+(albert.info) has `--help` only. tests/test_helpfull.py holds the command lines to these files, so a changed flag,
+default or help text is a reviewed change of a file.
 """
 
 import os
@@ -30,10 +32,11 @@ COMMANDS = {
 }
 
 
-def helpfull(command: str) -> str:
-    """The command's help as a user sees it in an 80-column pipe (absl wraps at 80 when stdout is not a terminal),
-    the repository's path left out (absl heads a `python -m` module's flags with its file's absolute path)."""
-    argv, flag = COMMANDS[command]
+def helpfull(command: str, flag: str | None = None) -> str:
+    """The command's help (`flag`: its full help by default) as a user sees it in a pipe (absl wraps at 80 columns
+    when stdout is not a terminal, --help's lines are at most 100), the repository's path left out."""
+    argv, full = COMMANDS[command]
+    flag = flag or full
     env = dict(os.environ, PYTHONPATH=ROOT, COLUMNS="80")
     result = subprocess.run([sys.executable, *argv, flag], capture_output=True, text=True, cwd=ROOT, env=env,
                             timeout=120)
@@ -42,22 +45,29 @@ def helpfull(command: str) -> str:
     return result.stdout.replace(ROOT + os.sep, "")
 
 
-def golden_path(command: str) -> str:
-    return os.path.join(GOLDEN, f"{command}.txt")
+def golden_path(command: str, flag: str | None = None) -> str:
+    short = flag == "--help" and COMMANDS[command][1] != "--help"
+    return os.path.join(GOLDEN, f"{command}.help.txt" if short else f"{command}.txt")
+
+
+def recorded() -> list:
+    """(command, help flag) of every golden file: each command's full help, and the absl commands' --help."""
+    return [(command, flag) for command, (_, full) in COMMANDS.items()
+            for flag in ((full, "--help") if full == "--helpfull" else (full,))]
 
 
 def main(argv):
     check = argv[1:] == ["--check"]
     differ = []
-    for command in COMMANDS:
-        text = helpfull(command)
+    for command, flag in recorded():
+        text = helpfull(command, flag)
         if check:
-            with open(golden_path(command), encoding="utf-8") as f:
+            with open(golden_path(command, flag), encoding="utf-8") as f:
                 if f.read() != text:
-                    differ.append(command)
+                    differ.append(f"{command} {flag}")
         else:
             os.makedirs(GOLDEN, exist_ok=True)
-            with open(golden_path(command), "w", encoding="utf-8") as f:
+            with open(golden_path(command, flag), "w", encoding="utf-8") as f:
                 f.write(text)
     if differ:
         print("help differs from tests/fixtures/helpfull/: " + ", ".join(differ), file=sys.stderr)

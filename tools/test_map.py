@@ -19,11 +19,18 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOCS = os.path.join(ROOT, "docs", "architecture.md")
 BEGIN, END = "<!-- test map: tools/test_map.py -->", "<!-- end of the test map -->"
 # The command lines at the top of the repository, and the module each one hands its work to.
-COMMAND_LINES = {"run_classifier.py": ("albert.jobs.glue",), "run_pretraining.py": ("albert.jobs.pretraining",),
-                 "run_squad.py": ("albert.jobs.squad",), "run_race.py": ("albert.jobs.race",),
-                 "run_ner.py": ("albert.jobs.ner", "albert.export.ner_serving"),
-                 "create_pretraining_data.py": ("albert.data.generator", "albert.data.beam"),
-                 "export_to_tfhub.py": ("albert.export.hub",), "export_checkpoints.py": ("albert.export.conversion",)}
+# (`python -m albert.<name>` and the console scripts run albert.commands.<name> too.)
+COMMAND_LINES = {"run_classifier.py": ("albert.commands.run_classifier", "albert.jobs.glue"),
+                 "run_pretraining.py": ("albert.commands.run_pretraining", "albert.jobs.pretraining"),
+                 "run_squad.py": ("albert.commands.run_squad", "albert.jobs.squad"),
+                 "run_race.py": ("albert.commands.run_race", "albert.jobs.race"),
+                 "run_ner.py": ("albert.commands.run_ner", "albert.jobs.ner", "albert.export.ner_serving"),
+                 "create_pretraining_data.py": ("albert.commands.create_pretraining_data", "albert.data.generator",
+                                                "albert.data.beam"),
+                 "export_to_tfhub.py": ("albert.commands.export_to_tfhub", "albert.export.hub"),
+                 "export_checkpoints.py": ("albert.commands.export_checkpoints", "albert.export.conversion"),
+                 "albert.convert": ("albert.commands.convert",), "albert.info": ("albert.commands.info",),
+                 "albert.train_spm": ("albert.commands.train_spm",)}
 
 
 def modules() -> dict:
