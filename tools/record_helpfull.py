@@ -38,6 +38,8 @@ def helpfull(command: str, flag: str | None = None) -> str:
     argv, full = COMMANDS[command]
     flag = flag or full
     env = dict(os.environ, PYTHONPATH=ROOT, COLUMNS="80")
+    if flag == "--help":
+        env.pop("COLUMNS")  # albert.ground.help: 100 columns in a pipe
     result = subprocess.run([sys.executable, *argv, flag], capture_output=True, text=True, cwd=ROOT, env=env,
                             timeout=120)
     if result.returncode != 0:

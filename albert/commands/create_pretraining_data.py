@@ -57,7 +57,7 @@ class PretrainingData(Options):
                                  "through (DaskRunner: --dask_client_address=tcp://HOST:8786, else a local cluster). "
                                  "--output_file is then the prefix of <prefix>-00000-of-000NN shards. Needs pip "
                                  "install -r requirements-beam.txt.", group="hardware")
-    num_output_shards: int = setting(0, "With --runner: the number of output shards (0: about 256 MB each).",
+    num_output_shards: int = setting(0, "Output shards with --runner (0: about 256 MB each).",
                                      check=at_least(0), group="hardware")
 
     def options(self) -> Options:

@@ -17,7 +17,12 @@ from albert.ground.settings_flags import define
 from albert.ground.validators import check_output_path
 from albert.hub.resolve import resolve
 
-HUB = define(HubExport)
+HUB = define(HubExport, helps={  # what this command's model.tflite is for
+    "tflite_metadata": "TFLite metadata in the model.tflite: tokenizer (input roles, the tokenizer -- a "
+    "SentencePiece model that does the original's preprocessing itself -- and the label names, so that "
+    "MediaPipe Tasks' TextEmbedder runs it on raw text) or none.",
+    "tflite_length": "The model.tflite's sequence axis: fixed (--seq_length), dynamic (any length up to it: a caller "
+    "feeds each batch cut to its longest example) or default: fixed, as MediaPipe's TextEmbedder needs."})
 COMMAND_LINE = define(cli.CommandLineOnly, only=("use_einsum", "progress"))
 
 

@@ -24,7 +24,10 @@ from albert.tasks import own_data
 from albert.tasks.glue import get_task
 from albert.train.settings import Runtime
 
-GLUE = define(GlueRun)
+GLUE = define(GlueRun, helps={  # what this command's model.tflite is for
+    "tflite_metadata": "TFLite metadata in the model.tflite: tokenizer (input roles, the tokenizer -- a "
+    "SentencePiece model that does the original's preprocessing itself -- and the label names, so that "
+    "MediaPipe Tasks' TextClassifier and the TFLite Task Library run it on raw text) or none."})
 RUNTIME = define(Runtime, skip=("gradient_accumulation_steps",))  # whole batches
 OWN_FILE_FLAGS = ("train_file", "dev_file", "test_file", "file_format", "text_a_column", "text_b_column",
                   "label_column", "header", "labels", "regression", "encoding")

@@ -20,7 +20,13 @@ from albert.jobs.preflight import check_fine_tuning, given_settings, settings_wi
 from albert.jobs.settings import SquadRun
 from albert.train.settings import Runtime
 
-SQUAD = define(SquadRun)
+SQUAD = define(SquadRun, helps={  # what this command's model.tflite is for
+    "tflite_metadata": "TFLite metadata in the model.tflite: tokenizer (input roles, the tokenizer -- a "
+    "SentencePiece model that does the original's preprocessing itself -- and the label names, so that "
+    "the TFLite Task Library's BertQuestionAnswerer runs it on raw text) or none.",
+    "tflite_length": "The model.tflite's sequence axis: fixed (--max_seq_length), dynamic (any length up to it: a "
+    "caller feeds each batch cut to its longest example) or default: fixed for SQuAD 1.1 (as the TFLite Task "
+    "Library's BertQuestionAnswerer needs) and with --length_buckets=none, dynamic otherwise."})
 RUNTIME = define(Runtime, skip=("gradient_accumulation_steps",))  # whole batches
 COMMAND_LINE = define(cli.CommandLineOnly, only=("albert_hub_module_handle", "progress", "num_tpu_cores",
                                                  "use_einsum", "vocab_file"))

@@ -60,7 +60,7 @@ class Options(Settings):
 
     max_seq_length: int = setting(512, "Maximum tokens per instance, [CLS] and [SEP]s included.",
                                   check=at_least(5, "[CLS] A [SEP] B [SEP] with a token in A and B"), group="instances")
-    short_seq_prob: float = setting(0.1, "Probability of a shorter random target length for a document pass.",
+    short_seq_prob: float = setting(0.1, "Probability of a shorter random target length (per document pass).",
                                     check=probability, group="instances")
     masked_lm_prob: float = setting(0.15, "Fraction of tokens to mask.", check=probability, group="instances")
     max_predictions_per_seq: int = setting(20, "Maximum masked positions per instance.", check=at_least(1),

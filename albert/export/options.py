@@ -21,17 +21,16 @@ class TfliteOptions(Settings):
     """The model.tflite written with an export."""
 
     tflite_quantization: str = setting(
-        "none", "Post-training quantization of the model.tflite written with the export: none (float32), "
-        "dynamic_int8 (int8 weights) or float16.", choices=TFLITE_QUANTIZATIONS, module=SHARED, group="export")
+        "none", "Quantization of the export's model.tflite: none (float32), dynamic_int8 (int8 weights) or "
+        "float16.", choices=TFLITE_QUANTIZATIONS, module=SHARED, group="export")
     tflite_metadata: str = setting(
         "tokenizer", "TFLite metadata in the model.tflite: tokenizer (input roles, the tokenizer -- a SentencePiece "
-        "model that does the original's preprocessing itself -- and the label names, so that MediaPipe Tasks and "
-        "the TFLite Task Library run it on raw text) or none.", choices=TFLITE_METADATA, module=SHARED, group="export")
+        "model that does the original's preprocessing itself -- and the label names) or none.",
+        choices=TFLITE_METADATA, module=SHARED, group="export")
     tflite_length: str = setting(
         "default", "The model.tflite's sequence axis: fixed (the export's length), dynamic (any length up to it: a "
-        "caller feeds each batch cut to its longest example) or default: fixed for the files whose runtime needs it "
-        "(the TF Hub encoder: MediaPipe TextEmbedder; SQuAD 1.1: the TFLite Task Library's BertQuestionAnswerer) and "
-        "with --length_buckets=none, dynamic otherwise.", choices=TFLITE_LENGTHS, module=SHARED, group="export")
+        "caller feeds each batch cut to its longest example) or default: fixed with --length_buckets=none, dynamic "
+        "otherwise.", choices=TFLITE_LENGTHS, module=SHARED, group="export")
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -67,7 +66,8 @@ class ModelDirectory(Settings):
     export_checkpoints.py)."""
 
     albert_directory: str = setting(
-        help="Directory with albert_config.json, the SentencePiece model and the checkpoint; or a Hugging Face "
+        help="The model to export. A directory with albert_config.json, the SentencePiece model and the "
+        "checkpoint; or a Hugging Face "
         "directory (config.json, model.safetensors, spiece.model), a keras-hub preset, a TF1 Hub module, a Model "
         "Garden SavedModel; or any model reference (a name such as albert_base_v2, a Hugging Face id, a TF Hub "
         "handle, a URL, an archive: downloaded once into the cache).", module=SHARED, group="model")
@@ -87,10 +87,10 @@ class HubExport(ModelDirectory, TfliteOptions):
                                      "model's max_position_embeddings when it is smaller).", check=at_least(3),
                                      group="export")
     length_buckets: str = setting(
-        "default", "The preprocessor packs a batch to the smallest of these lengths that holds its longest text (at "
-        "most --seq_length), so the encoder computes no more: default (8, 12, 16, 20, 24, 28, 32, 40, 48, ...: four "
-        "per doubling), none (always --seq_length, and a model.tflite of that fixed length instead of any length), "
-        "or comma-separated lengths.", module=SHARED, group="export")
+        "default", "Lengths the preprocessor packs a batch to. It packs to the smallest of these that holds its "
+        "longest text (at most --seq_length), so the encoder computes no more: default (8, 12, 16, 20, 24, 28, 32, 40, "
+        "48, ...: four per doubling), none (always --seq_length, and a model.tflite of that fixed length instead of "
+        "any length), or comma-separated lengths.", module=SHARED, group="export")
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

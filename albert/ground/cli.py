@@ -22,9 +22,10 @@ class CommandLineOnly(Settings):
     """The flags a command line reads itself (each command picks its own: `define(CommandLineOnly, only=...)`)."""
 
     albert_hub_module_handle: str | None = setting(
-        None, "A TF Hub module that supplies the weights, the config and the SentencePiece model: a handle such as "
-        "https://tfhub.dev/google/albert_base/3, a directory or any model reference (--albert_config_file and "
-        "--spm_model_file then optional); with --init_checkpoint too, that checkpoint's weights are loaded.",
+        None, "Weights, config and tokenizer from a TF Hub module: a handle such as "
+        "https://tfhub.dev/google/albert_base/3, a directory or any model reference, whose weights, config and "
+        "SentencePiece model are used (--albert_config_file and --spm_model_file then optional); with "
+        "--init_checkpoint too, that checkpoint's weights are loaded.",
         group="model")  # becomes the job's init_checkpoint, albert_config_file and spm_model_file
     progress: bool = setting(True, "Show a progress bar while a model is downloaded: its size and rate, when stderr "
                              "is a terminal; --noprogress: never (also ALBERT_NOPROGRESS=1).", module=SHARED,

@@ -11,6 +11,7 @@ from absl import flags
 
 from albert.ground.settings_flags import GROUPS, LINES
 
+STEPS = ("do_train", "do_eval", "do_predict")  # each leads its group, after the required flags
 WIDTH = 100  # when stdout is no terminal (a pipe, a file): the lines of a golden file
 SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)[.:;](?=\s|$)")
 
@@ -53,7 +54,8 @@ def flag_lines(values=flags.FLAGS, columns: int | None = None) -> str:
     """The grouped one-line listing of the flags generated into `values` (albert.ground.settings_flags.define)."""
     lines = [line for line in LINES.get(id(values), []) if line.name in values]
     order = list(GROUPS)
-    lines = sorted(lines, key=lambda line: (order.index(line.group), not line.required, line.inherited))
+    lines = sorted(lines, key=lambda line: (order.index(line.group), not line.required, line.name not in STEPS,
+                                            line.inherited))
     shown = {line.name: ("required" if line.required else default_text(values[line.name])) for line in lines}
     name_width = max((len(name) for name in shown), default=0) + 4
     default_width = max((len(text) for text in shown.values() if len(text) <= 16), default=0) + 2
@@ -65,10 +67,10 @@ def flag_lines(values=flags.FLAGS, columns: int | None = None) -> str:
             out.append(f"\n{GROUPS[group]}:")
         flag = values[line.name]
         text = summary(line.help)
-        choices = getattr(flag.parser, "enum_values", None)
-        if choices and len(text) + len(choices) < 40:
-            text = f"{text}: {', '.join(choices)}"
         head = f"  --{line.name}".ljust(name_width) + "  " + shown[line.name].ljust(default_width)
+        choices = ", ".join(getattr(flag.parser, "enum_values", None) or ())
+        if choices and len(head) + len(text) + 2 + len(choices) <= columns:
+            text = f"{text}: {choices}"
         out.append((head + fit(text, columns - len(head))).rstrip())
     return "\n".join(out) + "\n"
 

@@ -15,6 +15,8 @@ INIT_CHECKPOINT_HELP = ("Warm start from any model reference: a checkpoint (orig
                         "archive, a model name (albert_base_v2), a Hugging Face id, a TF Hub handle or a URL "
                         "(downloaded once into the cache: docs/weights.md); a model directory also supplies "
                         "--albert_config_file and --spm_model_file when they are not passed.")
+CONFIG_HELP = ("Model config JSON, unless --init_checkpoint has one: a model directory holds its config "
+               "(albert_config.json, or config.json).")
 OPTIMIZERS = ("adamw", "lamb")
 
 
@@ -23,17 +25,17 @@ class LengthOptions(Settings):
     """How batches are cut to length (albert.data.buckets)."""
 
     length_buckets: str = setting(
-        "default", "Cut each batch to the smallest of these lengths that holds its longest example, so padding is not "
-        "computed: default (four per doubling: 8, 12, 16, 20, 24, 28, 32, 40, 48, ..., 384, 448, 512, up to "
-        "--max_seq_length), none (pad every example to --max_seq_length, as the original; model.tflite then has that "
-        "fixed length instead of any length), or comma-separated lengths. Training keeps the original's batches (the "
-        "same examples in the same order); under default, a step not compiled by XLA (no --jit_compile) cuts each "
+        "default", "Lengths a batch is cut to, so padding is not computed. Each batch is cut to the smallest of these "
+        "that holds its longest example: default (four per doubling: 8, 12, 16, 20, 24, 28, 32, 40, 48, ..., 384, "
+        "448, 512, up to --max_seq_length), none (pad every example to --max_seq_length; model.tflite then has that "
+        "fixed length instead of any length), or comma-separated lengths. Training batches hold the same examples in "
+        "the same order as with none; under default, a step not compiled by XLA (no --jit_compile) cuts each "
         "batch to its own longest example instead of its bucket; evaluation and prediction group examples by length "
-        "and give results in the original order.", module=SHARED, group="inputs")
+        "and give results in the order of the input.", module=SHARED, group="inputs")
     group_by_length: bool = setting(
         False, "Training batches of examples of neighbouring lengths (windows of 50 batches sorted by length, as "
         "Hugging Face's group_by_length, the batches in random order): less padding than --length_buckets alone, but "
-        "other batches than the original's.", module=SHARED, group="training")
+        "other batches than without it.", module=SHARED, group="training")
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -52,8 +54,8 @@ def parse_seeds(name: str, text: str) -> tuple:
 class PretrainingRun(Settings):
     """run_pretraining.py's settings."""
 
-    albert_config_file: str = setting(help="Model config JSON (albert_config.json).", group="model")
-    input_file: str = setting(help="TFRecord files from create_pretraining_data.py, comma-separated globs.",
+    albert_config_file: str = setting(help=CONFIG_HELP, group="model")
+    input_file: str = setting(help="Pretraining TFRecords (create_pretraining_data.py's), comma-separated globs.",
                               group="inputs")
     output_dir: str = setting(help="Checkpoints, summaries and eval results.", group="inputs")
     eval_file: str | None = setting(None, "TFRecords to evaluate on (default: --input_file, as the original).",
@@ -75,7 +77,7 @@ class PretrainingRun(Settings):
     num_warmup_steps: int = setting(3125, "Linear warmup steps.", check=at_least(0), group="training")
     start_warmup_step: int = setting(0, "Step at which the warmup starts.", group="training")
     max_eval_steps: int = setting(100, "Eval batches per evaluation.", check=at_least(1), group="evaluation")
-    init_from_group0: bool = setting(False, "Initialise every transformer group from the checkpoint's group 0.",
+    init_from_group0: bool = setting(False, "Initialise all layer groups from the checkpoint's group 0.",
                                      group="model")
 
 
@@ -84,10 +86,10 @@ class GlueRun(FineTuningExport):
     """run_classifier.py's settings."""
 
     output_dir: str = setting(help="Checkpoints, eval results and predictions.", group="inputs")
-    albert_config_file: str = setting(help="Model config JSON.", group="model")
-    task_name: str | None = setting(None, "cola, mnli, mismnli, mrpc, rte, sst-2, sts-b, qqp, qnli, wnli or ax "
-                                    "(with --data_dir); or leave it out and pass your own --train_file / --dev_file "
-                                    "/ --test_file.", group="inputs")
+    albert_config_file: str = setting(help=CONFIG_HELP, group="model")
+    task_name: str | None = setting(None, "The GLUE task (cola, mnli, mismnli, mrpc, rte, sst-2, sts-b, qqp, qnli, "
+                                    "wnli or ax) with --data_dir; or leave it out and pass your own --train_file / "
+                                    "--dev_file / --test_file.", group="inputs")
     data_dir: str | None = setting(None, "Directory holding the task's folder (e.g. MNLI/, CoLA/) in the GLUE "
                                    "layout.", group="inputs")
     train_file: str | None = setting(None, "Your own training file instead of --task_name: .csv (RFC 4180 quoting), "
@@ -97,9 +99,8 @@ class GlueRun(FineTuningExport):
                                    group="own_files")
     test_file: str | None = setting(None, "Your own test file (same columns; the label column may be missing), "
                                     "predicted into test_results.tsv.", group="own_files")
-    file_format: str | None = setting(None, "The format of --train_file / --dev_file / --test_file when their "
-                                      "extension does not say it.", choices=("csv", "tsv", "jsonl", "json"),
-                                      group="own_files")
+    file_format: str | None = setting(None, "Your files' format, when their extension does not say it.",
+                                      choices=("csv", "tsv", "jsonl", "json"), group="own_files")
     text_a_column: str | None = setting(None, "The text column of your files: a header name, or a 0-based index "
                                         "with --noheader.", group="own_files")
     text_b_column: str | None = setting(None, "The second text of a pair task (optional).", group="own_files")
@@ -130,9 +131,10 @@ class GlueRun(FineTuningExport):
     train_step: int = setting(1000, "Training steps (the decay horizon).", check=at_least(1), group="training")
     warmup_step: int = setting(0, "Warmup steps.", group="training")
     optimizer: str = setting("adamw", "Optimizer.", choices=OPTIMIZERS, group="training")
-    export_dir: str | None = setting(None, "Export model.ckpt-best as a serving SavedModel that takes raw strings "
-                                     "(text_a, and text_b for pair tasks) and returns probabilities and predictions, "
-                                     "and in it model.tflite (LiteRT: packed ids -> logits).", group="export")
+    export_dir: str | None = setting(None, "Export model.ckpt-best here for serving: a SavedModel that takes raw "
+                                     "strings (text_a, and text_b for pair tasks) and returns probabilities and "
+                                     "predictions, and in it model.tflite (LiteRT: packed ids -> logits).",
+                                     group="export")
     # fine-tune once per seed and compare (empty: once, with the runtime's seed)
     seeds: tuple = setting((), "Comma-separated seeds: fine-tune once per seed (in output_dir/seed_<s>) and report "
                            "the mean, median and best dev metric (small GLUE tasks are seed-sensitive).",
@@ -143,7 +145,7 @@ class GlueRun(FineTuningExport):
 class SquadRun(FineTuningExport):
     """run_squad.py's settings."""
 
-    albert_config_file: str = setting(help="Model config JSON.", group="model")
+    albert_config_file: str = setting(help=CONFIG_HELP, group="model")
     spm_model_file: str = setting(help="SentencePiece model.",
                                   why="SQuAD features align SentencePiece pieces with the text", group="model")
     output_dir: str = setting(help="Checkpoints, predictions and eval results.", group="inputs")
@@ -174,8 +176,9 @@ class SquadRun(FineTuningExport):
     n_best_size: int = setting(20, "Candidates kept per question in nbest_predictions.json.", check=at_least(1),
                                group="evaluation")
     max_answer_length: int = setting(30, "Longest answer, in pieces.", check=at_least(1), group="evaluation")
-    export_dir: str | None = setting(None, "Export model.ckpt-best as a serving SavedModel over packed inputs (the "
-                                     "head's logits; see the README), with its LiteRT model.tflite.", group="export")
+    export_dir: str | None = setting(None, "Export model.ckpt-best here for serving: a SavedModel over packed "
+                                     "inputs (the head's logits; see the README), with its LiteRT model.tflite.",
+                                     group="export")
     version_2_with_negative: bool = setting(False, "SQuAD 2.0: questions may have no answer.", group="inputs")
     start_n_top: int = setting(5, "2.0: beam size over start positions.", check=at_least(1), group="evaluation")
     end_n_top: int = setting(5, "2.0: beam size over end positions per start.", check=at_least(1), group="evaluation")
@@ -200,7 +203,7 @@ class RaceRun(FineTuningExport):
     data_dir: str = setting(help="Parent of RACE/{train,dev,test}/{middle,high}/ (official files or all.txt).",
                             group="inputs")
     output_dir: str = setting(help="Checkpoints, eval results and predictions.", group="inputs")
-    albert_config_file: str = setting(help="Model config JSON.", group="model")
+    albert_config_file: str = setting(help=CONFIG_HELP, group="model")
     spm_model_file: str | None = setting(None, "SentencePiece model.", group="model")
     vocab_file: str | None = setting(None, "WordPiece vocabulary (when --spm_model_file is empty).", group="model")
     train_file: str | None = setting(None, "Train feature TFRecord (default output_dir/train.tf_record; built once).",
@@ -227,7 +230,7 @@ class RaceRun(FineTuningExport):
     learning_rate: float = setting(1e-5, "Peak learning rate.", check=finite, group="training")
     train_step: int = setting(12000, "Training steps.", check=at_least(1), group="training")
     warmup_step: int = setting(1000, "Warmup steps.", group="training")
-    export_dir: str | None = setting(None, "Export model.ckpt-best as a serving SavedModel over packed inputs "
+    export_dir: str | None = setting(None, "Export model.ckpt-best here for serving: a SavedModel over packed inputs "
                                      "([batch, 4, max_seq_length] input_ids, input_mask, segment_ids -> logits "
                                      "[batch, 4]) with its LiteRT model.tflite.", group="export")
 
@@ -237,7 +240,7 @@ class NerRun(FineTuningExport):
     """run_ner.py's settings."""
 
     output_dir: str = setting(help="Checkpoints, eval results and predictions.", group="inputs")
-    albert_config_file: str = setting(help="Model config JSON.", group="model")
+    albert_config_file: str = setting(help=CONFIG_HELP, group="model")
     spm_model_file: str | None = setting(None, "SentencePiece model.", group="model")
     vocab_file: str | None = setting(None, "WordPiece vocabulary (when --spm_model_file is empty).", group="model")
     init_checkpoint: str | None = setting(None, INIT_CHECKPOINT_HELP, group="model")
@@ -252,8 +255,8 @@ class NerRun(FineTuningExport):
                                       "JSON Lines; anything else CoNLL).", choices=("conll", "jsonl"), group="inputs")
     tag_scheme: str = setting("IOB2", "The tags' scheme, used as given: IOB1, IOB2 or IOBES.",
                               choices=("IOB1", "IOB2", "IOBES"), group="inputs")
-    strict: bool = setting(False, "Score entities in seqeval's strict mode (only the entities the scheme allows) "
-                           "instead of conlleval's rules.", group="evaluation")
+    strict: bool = setting(False, "Seqeval's strict mode instead of conlleval's rules: only the entities the "
+                           "scheme allows are scored.", group="evaluation")
     label_all_tokens: bool = setting(False, "Label every piece of a word (B-X's later pieces as I-X), not only "
                                      "its first.", group="training")
     encoding: str = setting("utf-8", "The text encoding of the files (e.g. latin-1).", group="inputs")
@@ -274,8 +277,9 @@ class NerRun(FineTuningExport):
     warmup_step: int = setting(100, "Warmup steps.", check=at_least(0), group="training")
     optimizer: str = setting("adamw", "Optimizer.", choices=OPTIMIZERS, group="training")
     dropout_prob: float = setting(0.1, "Dropout before the token head.", check=probability, group="training")
-    export_dir: str | None = setting(None, "Export model.ckpt-best as a serving SavedModel on raw text (a batch of "
-                                     "strings, words split on whitespace -> one tag per word), with model.tflite "
+    export_dir: str | None = setting(None, "Export model.ckpt-best here for serving: a SavedModel on raw text (a "
+                                     "batch of strings, words split on whitespace -> one tag per word), with "
+                                     "model.tflite "
                                      "(LiteRT: packed ids -> logits) and, with --onnx_export, model.onnx.",
                                      group="export")
 

@@ -49,8 +49,8 @@ class Runtime(Settings):
     """How a run uses the machine and paces itself: the same for pretraining, GLUE, SQuAD and RACE. The cadence
     fields (loop, checkpoints, accumulation) are listed with each runner's own flags, with its defaults."""
 
-    strategy: str | None = setting(None, "Distribution (default: tpu with --use_tpu, mirrored with several GPUs, else "
-                                   "one_device).", choices=STRATEGIES, module=SHARED, group="hardware")
+    strategy: str | None = setting(None, "The tf.distribute strategy (default: tpu with --use_tpu, mirrored with "
+                                   "several GPUs, else one_device).", choices=STRATEGIES, module=SHARED, group="hardware")
     use_tpu: bool = setting(False, "Use a TPU (same as --strategy=tpu).", module=SHARED, group="hardware")
     tpu_name: str | None = setting(None, "Cloud TPU name.", module=SHARED, group="hardware")
     tpu_zone: str | None = setting(None, "Cloud TPU zone.", module=SHARED, group="hardware")
@@ -58,10 +58,11 @@ class Runtime(Settings):
     master: str | None = setting(None, "TPU master address.", module=SHARED, group="hardware")
     mixed_precision: str = setting("fp32", "Compute precision.", choices=PRECISIONS, module=SHARED, group="hardware")
     jit_compile: bool = setting(False, "XLA-compile the forward and backward pass.", module=SHARED, group="hardware")
-    recompute: bool = setting(False, "Keep only each block application's input for the backward pass and recompute "
-                              "its activations there: several times less activation memory for about 1/3 more "
-                              "compute, the same numbers (python -m albert.info shows the memory). Under "
-                              "--jit_compile on a CPU it saves nothing (XLA's buffers measured the same).",
+    recompute: bool = setting(False, "Recompute activations in the backward pass. Keep only each block "
+                              "application's input for the backward pass and recompute its activations there: "
+                              "several times less activation memory for about 1/3 more compute, the same numbers "
+                              "(python -m albert.info shows the memory). Under --jit_compile on a CPU it saves "
+                              "nothing (XLA's buffers measured the same).",
                               module=SHARED, group="hardware")
     deterministic: bool = setting(False, "Deterministic ops (tf.config.experimental.enable_op_determinism): a rerun "
                                   "gives the same losses, bit for bit, on the same machine; somewhat slower.",
