@@ -76,6 +76,8 @@ step "5/7 held-out documents"
 py tools/demo_report.py heldout --eval_results="$OUT/model/eval_results.txt" --train_records="$OUT/train.tfrecord" \
   --heldout_records="$OUT/heldout.tfrecord" --max_seq_length=$SEQ --max_predictions_per_seq=$PRED \
   --vocab_size=$VOCAB || not_learned+=("5/7 pretraining (held-out)")
+py tools/demo_report.py fillmask --albert_directory="$OUT" --spm_model_file="$OUT/spm.model" \
+  --heldout_corpus="$OUT/corpus_heldout.txt" --max_seq_length=$SEQ
 done_step
 
 step "6/7 fine-tuning on a pair task in the GLUE (MRPC) layout: sentences in order, or swapped?"

@@ -153,3 +153,32 @@ def test_strings_without_a_preprocessor_are_one_line():
 
     with pytest.raises(AlbertError, match="^AlbertPretrainer got strings but has no preprocessor: make it with "):
         AlbertPretrainer(tiny_config()).fill_mask("a [MASK]")
+
+
+def test_the_demo_fills_held_out_sentences(model, tokenizer, tmp_path, capsys):
+    """tools/demo_report.py fillmask (scripts/demo.sh's step 5): the masked word of each sentence beside the top 3."""
+    from albert.weights.tf_checkpoints import save_original_checkpoint
+
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    try:
+        import demo_report
+    finally:
+        sys.path.pop(0)
+    corpus = tmp_path / "corpus_heldout.txt"
+    corpus.write_text("Too short to use.\n\nReturn the number of items in the container as an integer value.\n"
+                      "An x7 of 3,5 y z w v u.\nThe function returns a new list with every element of the input "
+                      "sorted.\n", encoding="utf-8")
+    assert demo_report.masked_sentences(str(corpus), tokenizer, 5) == [
+        ("Return the number of items in the [MASK] as an integer value.", "container"),
+        ("The function returns a new list [MASK] every element of the input sorted.", "with")]
+    model.encoder.config.to_json_file(str(tmp_path / "albert_config.json"))
+    save_original_checkpoint(model, str(tmp_path / "model" / "model.ckpt-best"))
+    args = types.SimpleNamespace(albert_directory=str(tmp_path), checkpoint_name="model/model.ckpt-best",
+                                 spm_model_file=SPM, heldout_corpus=str(corpus), max_seq_length=32, sentences=5)
+    assert demo_report.fillmask(args)
+    expected = model.fill_mask(["Return the number of items in the [MASK] as an integer value."], top_k=3)[0]
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "fill-mask on 2 held-out sentences: the word masked, then the model's top 3"
+    assert lines[1:3] == ["  Return the number of items in the [MASK] as an integer value.",
+                          "         container | " + ", ".join(f"{p['token_str']!r} {p['score']:.2f}" for p in expected)]
+    assert lines[-1] == "the top guess is the word masked in 0 of 2"

@@ -4,6 +4,8 @@
                                  training data's most frequent masked token; sentence-order accuracy against a
                                  coin and against always predicting the held-out majority label
     demo_report.py finetune ...  the fine-tuned classifier's best dev accuracy against the dev majority label
+    demo_report.py fillmask ...  what pretraining learned, in words: a word of a few held-out sentences masked, the
+                                 original beside the pretrained model's top 3 (AlbertPretrainer.fill_mask)
 
 A result counts as learned only when it is more than 3 standard errors above its majority baseline (binomial, n
 the number of held-out predictions); otherwise the step says NOT LEARNED and the script exits with status 3.
@@ -87,6 +89,42 @@ def finetune(args) -> bool:
     return learned
 
 
+def masked_sentences(path, tokenizer, count: int) -> list:
+    """(text with one word as [MASK], that word) for `count` sentences spread over a held-out corpus file: sentences
+    of 8 to 16 words, masking the middle-most word that is one whole piece of the vocabulary (so that the model can
+    name it) and not one of the first two."""
+    with open(path, encoding="utf-8") as f:
+        lines = [line.split() for line in f if 8 <= len(line.split()) <= 16]
+    chosen = []
+    for words in lines[::max(1, len(lines) // (4 * count))]:
+        whole = [i for i, w in enumerate(words) if i >= 2 and w.isalpha() and len(w) >= 4
+                 and tokenizer.tokenize(w) == ["\u2581" + w.lower()]]
+        if whole:
+            i = min(whole, key=lambda i: abs(i - len(words) / 2))
+            chosen.append((" ".join(words[:i] + ["[MASK]"] + words[i + 1:]), words[i].lower()))
+        if len(chosen) == count:
+            break
+    return chosen
+
+
+def fillmask(args) -> bool:
+    from albert.model.task_models import AlbertPretrainer
+    from albert.text.tokenization import FullTokenizer
+
+    model = AlbertPretrainer.from_pretrained(args.albert_directory, checkpoint_name=args.checkpoint_name,
+                                             spm_model_file=args.spm_model_file, seq_length=args.max_seq_length)
+    cases = masked_sentences(args.heldout_corpus, FullTokenizer(None, True, args.spm_model_file), args.sentences)
+    answers = model.fill_mask([text for text, _ in cases], top_k=3)
+    print(f"fill-mask on {len(cases)} held-out sentences: the word masked, then the model's top 3")
+    right = 0
+    for (text, word), top in zip(cases, answers):
+        right += top[0]["token_str"] == word
+        guesses = ", ".join(f"{p['token_str']!r} {p['score']:.2f}" for p in top)
+        print(f"  {text}\n    {word:>14} | {guesses}{'   (right)' if top[0]['token_str'] == word else ''}")
+    print(f"the top guess is the word masked in {right} of {len(cases)}")
+    return True
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -99,8 +137,15 @@ def main():
     report = commands.add_parser("finetune")
     report.add_argument("--output_dir", required=True, help="run_classifier.py's --output_dir")
     report.add_argument("--dev_file", required=True, help="the task's dev.tsv (label in the first column)")
+    report = commands.add_parser("fillmask")
+    report.add_argument("--albert_directory", required=True, help="albert_config.json's directory")
+    report.add_argument("--checkpoint_name", default="model/model.ckpt-best", help="inside --albert_directory")
+    report.add_argument("--spm_model_file", required=True)
+    report.add_argument("--heldout_corpus", required=True, help="held-out documents, one sentence per line")
+    report.add_argument("--max_seq_length", type=int, required=True)
+    report.add_argument("--sentences", type=int, default=5)
     args = parser.parse_args()
-    learned = heldout(args) if args.command == "heldout" else finetune(args)
+    learned = {"heldout": heldout, "finetune": finetune, "fillmask": fillmask}[args.command](args)
     sys.exit(0 if learned else 3)
 
 
