@@ -99,9 +99,9 @@ REFUSALS = [
     ("directory", {"data.csv/x": ""}, ["--train_file={d}/data.csv"],
      "{d}/data.csv: is a directory; pass the --train_file itself"),
     ("fifo", {"pipe.csv": None}, ["--train_file={d}/pipe.csv"],
-     "{d}/pipe.csv: is a FIFO (named pipe), not a regular file; save the --train_file to a file and pass that"),
+     "{d}/pipe.csv: is a FIFO (named pipe), not a regular file; pass a regular file as the --train_file"),
     ("device", {}, ["--train_file=/dev/zero"],
-     "/dev/zero: is a character device, not a regular file; save the --train_file to a file and pass that"),
+     "/dev/zero: is a character device, not a regular file; pass a regular file as the --train_file"),
     ("text after quote", {"train.csv": 'text,label\n"a" film,positive\nb,negative\n'}, [],
      "{d}/train.csv:2: text after the closing quote of field 1; quote the whole field, doubling the quotes inside "
      "it (\"\")"),
@@ -171,6 +171,24 @@ def test_permission_refused_is_one_line_with_the_os_reason(tmp_path, monkeypatch
     with pytest.raises(AlbertError) as e:
         own_task({"train": path}, Columns("text", label="label"))
     assert str(e.value) == f"{path}: cannot read the --train_file (Permission denied)"
+
+
+def test_every_reader_opens_through_the_ground(tmp_path):
+    """Whatever reader meets a directory, a FIFO or a device, it says what the path is (and reads nothing)."""
+    from albert.ground.userfiles import read_text
+    from albert.tasks import glue, squad
+
+    os.mkfifo(tmp_path / "pipe")
+    (tmp_path / "dir").mkdir()
+    for path, kind in ((tmp_path / "pipe", "is a FIFO (named pipe), not a regular file"),
+                       (tmp_path / "dir", "is a directory"), ("/dev/zero", "is a character device")):
+        for read in (lambda p: read_text(p, "file"), lambda p: squad.read_examples(p, False),
+                     lambda p: read_rows(p, Columns("text"), kind="csv"), lambda p: read_sentences(p)):
+            with pytest.raises(AlbertError, match=f"^{re.escape(str(path))}: {re.escape(kind)}"):
+                read(str(path))
+    os.makedirs(tmp_path / "glue" / "RTE" / "train.tsv")
+    with pytest.raises(AlbertError, match=r"train.tsv: is a directory; pass the rte train file itself$"):
+        glue.read_examples(glue.get_task("rte"), str(tmp_path / "glue"), "train")
 
 
 def test_a_long_value_is_cut_in_the_message(tmp_path):

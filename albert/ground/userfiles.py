@@ -50,17 +50,14 @@ def read_bytes(path: str, what: str = "file") -> bytes:
         raise AlbertError(f"{name}: {what} not found") from None
     except OSError as e:
         raise AlbertError(f"{name}: cannot read the {what} ({e.strerror})") from None
-    with os.fdopen(fd, "rb") as f:
-        mode = os.fstat(fd).st_mode
-        if stat.S_ISDIR(mode):
-            raise AlbertError(f"{name}: is a directory; pass the {what} itself")
-        for test, kind in _KINDS:
-            if test(mode):
-                raise AlbertError(f"{name}: is {kind}, not a regular file; save the {what} to a file and pass that")
-        try:
+    try:
+        _check_regular(os.fstat(fd).st_mode, name, what)
+        with os.fdopen(os.dup(fd), "rb") as f:
             return f.read()
-        except OSError as e:
-            raise AlbertError(f"{name}: cannot read the {what} ({e.strerror})") from None
+    except OSError as e:
+        raise AlbertError(f"{name}: cannot read the {what} ({e.strerror})") from None
+    finally:
+        os.close(fd)
 
 
 def check_readable(path: str, what: str = "file"):
@@ -73,14 +70,17 @@ def check_readable(path: str, what: str = "file"):
     except OSError as e:
         raise AlbertError(f"{name}: cannot read the {what} ({e.strerror})") from None
     try:
-        mode = os.fstat(fd).st_mode
+        _check_regular(os.fstat(fd).st_mode, name, what)
     finally:
         os.close(fd)
+
+
+def _check_regular(mode: int, name: str, what: str):
     if stat.S_ISDIR(mode):
         raise AlbertError(f"{name}: is a directory; pass the {what} itself")
     for test, kind in _KINDS:
         if test(mode):
-            raise AlbertError(f"{name}: is {kind}, not a regular file; save the {what} to a file and pass that")
+            raise AlbertError(f"{name}: is {kind}, not a regular file; pass a regular file as the {what}")
 
 
 # ------------------------------------------------------------------------------------------------------ decoding
