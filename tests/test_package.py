@@ -1,7 +1,7 @@
 """pyproject.toml: `pip install .` gives an importable `albert` (every module, outside the repository), and the
 command-line help lists the runtime flags with the script's own."""
 
-import importlib
+import ast
 import os
 import re
 import shutil
@@ -56,8 +56,9 @@ def test_help_lists_the_shared_flags_and_keeps_the_usage_lines(script, flags):
     result = subprocess.run([sys.executable, os.path.join(ROOT, script), "--help"], capture_output=True, text=True,
                             timeout=120, env=dict(os.environ, PYTHONPATH=ROOT))
     name = os.path.basename(script)[:-3]
-    command = importlib.import_module(f"albert.commands.{name}")  # the script's command: its docstring heads --help
-    assert result.stdout.startswith(command.__doc__.split("\n")[0]), result.stderr[-2000:]
+    with open(os.path.join(ROOT, "albert", "commands", f"{name}.py"), encoding="utf-8") as f:
+        doc = ast.get_docstring(ast.parse(f.read()), clean=False)  # the script's command: its docstring heads --help
+    assert result.stdout.startswith(doc.split("\n")[0]), result.stderr[-2000:]
     for flag in flags:
         assert re.search(rf"^  {flag} ", result.stdout, re.M), flag
     assert " " * 9 + "--" not in result.stdout  # the usage example keeps its line continuations
@@ -137,17 +138,20 @@ def test_the_wheel_installs_a_command_for_every_script_run_from_outside_the_chec
             assert result.returncode == 0, (command, flag, result.stderr[-2000:])
             with open(golden_path(command, flag), encoding="utf-8") as f:
                 golden = f.read()
-            if command == "albert.info":  # argparse's usage line names the program
-                golden = golden.replace("python -m albert.info", "albert-info")
-            assert result.stdout == golden, (command, flag)
+            if command == "albert.info":  # argparse's usage names the program and wraps to its length: the rest
+                golden, text = golden.split("\n\n", 1)[1], result.stdout.split("\n\n", 1)[1]
+                assert result.stdout.startswith("usage: albert-info [-h]")
+            else:
+                text = result.stdout
+            assert text == golden, (command, flag)
 
     info = run("albert-info", "--preset", "base_v2")
     assert info.returncode == 0 and "11,683,584" in info.stdout, info.stdout + info.stderr
     corpus = work / "corpus.txt"
     corpus.write_text("".join(f"The {word} sat on mat number {i}.\nIt was a fine {word} indeed.\n\n"
                               for i, word in enumerate(["cat", "dog", "bird", "fish"] * 10)))
-    spm = run("albert-train-spm", f"--input_file={corpus}", f"--model_prefix={work / 'tiny'}", "--vocab_size=60")
-    assert (spm.returncode, spm.stdout) == (0, f"wrote {work / 'tiny.model'} (60 pieces from 80 lines)\n"), spm.stderr
+    spm = run("albert-train-spm", f"--input_file={corpus}", f"--model_prefix={work / 'tiny'}", "--vocab_size=45")
+    assert (spm.returncode, spm.stdout) == (0, f"wrote {work / 'tiny.model'} (45 pieces from 80 lines)\n"), spm.stderr
     data = run("albert-create-pretraining-data", f"--input_file={corpus}", f"--output_file={work / 'train.tfrecord'}",
                f"--spm_model_file={work / 'tiny.model'}", "--max_seq_length=32", "--max_predictions_per_seq=5",
                "--dupe_factor=2", "--noprogress")
