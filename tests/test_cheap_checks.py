@@ -13,13 +13,13 @@ from tests.helpers import ROOT
 
 CODE = """
 import sys
-import albert.jobs.preflight as preflight
+import albert.hub.resolve
 
 def refuse(reference, *args, **kwargs):
     print(f"resolver called for {reference}", file=sys.stderr)
     sys.exit(3)
 
-preflight.resolve = refuse
+albert.hub.resolve.resolve = refuse  # before the command and albert.jobs.preflight import it
 from albert.commands import %s as command
 sys.argv[0] = %r
 command.command()
@@ -27,8 +27,9 @@ command.command()
 
 
 def run(command: str, *args, cwd=None):
-    return subprocess.run([sys.executable, "-c", CODE % (command, f"{command}.py"), *args], capture_output=True,
-                          text=True, timeout=120, cwd=cwd, env=dict(os.environ, PYTHONPATH=ROOT))
+    program = f"{command}.py"
+    return subprocess.run([sys.executable, "-c", CODE % (command, program), *args], capture_output=True, text=True,
+                          timeout=120, cwd=cwd, env=dict(os.environ, PYTHONPATH=ROOT))
 
 
 @pytest.fixture
@@ -42,7 +43,8 @@ def files(tmp_path):
 @pytest.mark.parametrize("command, args, message", [
     ("run_classifier", ["--task_name=RTE", "--data_dir={d}/glue"],
      "nothing to do: pass at least one of --do_train, --do_eval, --do_predict, --export_dir"),
-    ("run_classifier", ["--task_name=RTE", "--data_dir={d}/nowhere", "--do_train"], "{d}/nowhere: --data_dir not found"),
+    ("run_classifier", ["--task_name=RTE", "--data_dir={d}/nowhere", "--do_train"],
+     "{d}/nowhere: --data_dir not found"),
     ("run_classifier", ["--train_file={d}/missing.csv", "--text_a_column=sentence", "--do_train"],
      "{d}/missing.csv: --train_file not found"),
     ("run_classifier", ["--task_name=RTE", "--data_dir={d}/glue", "--do_train", "--albert_config_file={d}/no.json"],
@@ -64,13 +66,32 @@ def test_nothing_to_do_and_missing_files_before_any_download(files, command, arg
     assert not (files / "out").exists()
 
 
+@pytest.mark.parametrize("command, args, message", [
+    ("export_to_tfhub", ["--export_path={d}/hub", "--spm_model_file={d}/no.model"],
+     "{d}/no.model: --spm_model_file not found"),
+    ("export_to_tfhub", ["--export_path={d}/train.csv"], "--export_path {d}/train.csv is a file; pass a directory"),
+    ("export_checkpoints", ["--export_path={d}/glue"], "--export_path {d}/glue is a directory; pass a file name"),
+    ("convert", ["--output={d}/train.csv", "--to=release"], "--output {d}/train.csv is a file; pass a directory"),
+])
+def test_the_export_tools_check_their_files_before_any_download(files, command, args, message):
+    reference = "--input=albert_base_v2" if command == "convert" else "--albert_directory=albert_base_v2"
+    result = run(command, reference, *[a.format(d=files) for a in args])
+    assert (result.returncode, result.stderr.splitlines()) == (2, [f"{command}.py: error: {message.format(d=files)}"])
+
+
+OUT = "--output_dir={d}/out"
+
+
 @pytest.mark.parametrize("command, args", [
-    ("run_classifier", ["--task_name=RTE", "--data_dir={d}/glue", "--do_predict", "--init_checkpoint=albert_base_v2"]),
-    ("run_classifier", ["--albert_hub_module_handle=albert_base_v2", "--task_name=RTE", "--data_dir={d}/glue",
+    ("run_classifier", [OUT, "--task_name=RTE", "--data_dir={d}/glue", "--do_predict",
+                        "--init_checkpoint=albert_base_v2"]),
+    ("run_classifier", [OUT, "--albert_hub_module_handle=albert_base_v2", "--task_name=RTE", "--data_dir={d}/glue",
                         "--do_predict"]),
-    ("run_ner", ["--train_file={d}/train.txt", "--do_train", "--init_checkpoint=albert_base_v2"]),
-    ("run_pretraining", ["--input_file={d}/x.tfrecord", "--init_checkpoint=albert_base_v2"]),
+    ("run_ner", [OUT, "--train_file={d}/train.txt", "--do_train", "--init_checkpoint=albert_base_v2"]),
+    ("run_pretraining", [OUT, "--input_file={d}/x.tfrecord", "--init_checkpoint=albert_base_v2"]),
+    ("export_to_tfhub", ["--albert_directory=albert_base_v2", "--export_path={d}/hub"]),
+    ("convert", ["--input=albert_base_v2", "--output={d}/hf", "--to=huggingface"]),
 ])
 def test_the_resolver_is_called_once_the_cheap_checks_pass(files, command, args):
-    result = run(command, f"--output_dir={files / 'out'}", *[a.format(d=files) for a in args])
+    result = run(command, *[a.format(d=files) for a in args])
     assert (result.returncode, result.stderr.splitlines()) == (3, ["resolver called for albert_base_v2"])

@@ -18,6 +18,7 @@ from albert.ground.rundir import BEST_CHECKPOINT
 from albert.ground.settings_flags import Settings, define, setting
 from albert.ground.validators import check_output_path
 from albert.hub.resolve import resolve
+from albert.jobs.preflight import check_local_files
 from albert.weights.huggingface import ARCHITECTURES
 
 FORMATS = ("release", "huggingface")
@@ -46,6 +47,8 @@ COMMAND_LINE = define(cli.CommandLineOnly, only=("progress",))
 def main(argv):
     del argv
     s = CONVERSION.build()
+    check_local_files(None, s.spm_model_file, None)  # before a model reference is resolved (it may download)
+    check_output_path("output", s.output.rstrip("/"), (s.input, s.spm_model_file), directory=True)
     directory = resolve(s.input)
     if not os.path.isdir(directory):
         raise AlbertError(f"{directory}: --input not found (a model directory)")

@@ -12,6 +12,7 @@ from albert.ground import cli
 from albert.ground.settings_flags import define
 from albert.ground.validators import check_output_path
 from albert.hub.resolve import resolve
+from albert.jobs.preflight import check_local_files
 
 EXPORT = define(CheckpointExport)
 COMMAND_LINE = define(cli.CommandLineOnly, only=("do_lower_case", "progress"))
@@ -20,6 +21,8 @@ COMMAND_LINE = define(cli.CommandLineOnly, only=("do_lower_case", "progress"))
 def main(argv):
     del argv
     s = EXPORT.build()
+    check_local_files(None, s.spm_model_file, None)  # before a model reference is resolved (it may download)
+    check_output_path("export_path", s.export_path, (s.albert_directory,))
     directory = resolve(s.albert_directory)
     check_output_path("export_path", s.export_path, (directory,))
     from albert.export.hub import export_release_checkpoint  # TensorFlow loads here, once the flags are checked

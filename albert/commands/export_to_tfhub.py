@@ -16,6 +16,7 @@ from albert.ground import cli
 from albert.ground.settings_flags import define
 from albert.ground.validators import check_output_path
 from albert.hub.resolve import resolve
+from albert.jobs.preflight import check_local_files
 
 HUB = define(HubExport, helps={  # what this command's model.tflite is for
     "tflite_metadata": "TFLite metadata in the model.tflite: tokenizer (input roles, the tokenizer -- a "
@@ -29,8 +30,10 @@ COMMAND_LINE = define(cli.CommandLineOnly, only=("use_einsum", "progress"))
 def main(argv):
     del argv
     s = HUB.build()
-    directory = resolve(s.albert_directory)
     boundaries(s.seq_length or 128, s.length_buckets)  # a malformed value is one line here
+    check_local_files(None, s.spm_model_file, None)  # before a model reference is resolved (it may download)
+    check_output_path("export_path", s.export_path.rstrip("/"), (s.albert_directory, s.spm_model_file), directory=True)
+    directory = resolve(s.albert_directory)
     check_output_path("export_path", s.export_path.rstrip("/"), (directory, s.spm_model_file), directory=True)
     from albert.export.hub import export_hub_models  # TensorFlow loads here, once the flags are checked
 

@@ -52,7 +52,7 @@ def default_text(flag) -> str:
 
 def flag_lines(values=flags.FLAGS, columns: int | None = None) -> str:
     """The grouped one-line listing of the flags generated into `values` (albert.ground.settings_flags.define)."""
-    lines = [line for line in LINES.get(id(values), []) if line.name in values]
+    lines = [line for line in LINES.get(values, []) if line.name in values]
     order = list(GROUPS)
     lines = sorted(lines, key=lambda line: (order.index(line.group), not line.required, line.name not in STEPS,
                                             line.inherited))

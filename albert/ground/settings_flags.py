@@ -19,6 +19,7 @@ default or help text of one runner), `names` (the original's flag name for a fie
 import dataclasses
 import types
 import typing
+import weakref
 
 from absl import flags
 
@@ -202,7 +203,7 @@ def define(cls, *, only: tuple | None = None, skip: tuple = (), defaults: dict |
         if module:
             flags.declare_key_flag(name, flag_values=values)  # --helpfull lists it with the command line's own flags
         generated[field.name] = name
-        LINES.setdefault(id(values), []).append(Line(
+        LINES.setdefault(values, []).append(Line(
             name, field.metadata["group"], field.default is dataclasses.MISSING and field.name not in defaults,
             field.name not in own, text))
     return Flags(cls, generated)
@@ -220,5 +221,5 @@ class Line:
     help: str
 
 
-# id(flag values) -> the Lines of the flags generated into them, in the order they were defined.
-LINES: dict = {}
+# flag values -> the Lines of the flags generated into them, in the order they were defined.
+LINES = weakref.WeakKeyDictionary()
