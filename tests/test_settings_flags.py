@@ -116,3 +116,15 @@ def test_a_field_without_a_flag_type_needs_a_parser():
         define(Odd, values=flags.FlagValues())
     with pytest.raises(TypeError, match="immutable"):
         setting([], "A list.", group="training")
+
+
+def test_the_given_values_before_the_settings_are_built():
+    """What a command line checks before a model reference is resolved: the flags' values, text parsed, no range
+    check yet; a required field left empty is one line unless a model reference may supply it (`unchecked`)."""
+    values, made = generated(["--data_dir=d", "--steps=0", "--seeds=3,4"])
+    given = made.given(values)
+    assert (given.data_dir, given.steps, given.seeds, given.threshold) == ("d", 0, (3, 4), None)
+    values, made = generated(["--steps=2"])
+    with pytest.raises(AlbertError, match=r"^--data_dir is required$"):
+        made.given(values)
+    assert made.given(values, unchecked=("data_dir",)).data_dir is None

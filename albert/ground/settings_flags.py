@@ -1,17 +1,18 @@
-"""Settings declared once: the fields of a settings dataclass carry their help text (and, where they need them, enum
-choices, a range check, the heading `--helpfull` files the flag under, a parser from the flag's text), and the command
-lines' absl flags are generated from those fields, as Hugging Face's HfArgumentParser makes its arguments from
-`TrainingArguments`; the parsed flags then build the dataclass (`Flags.build`).
+"""Settings declared once: the fields of a settings dataclass carry their help text and their group (what a user
+is doing with the flag: the heading --help lists it under) and, where they need them, enum choices, a range check,
+the heading `--helpfull` files the flag under, a parser from the flag's text; the command lines' absl flags are
+generated from those fields, as Hugging Face's HfArgumentParser makes its arguments from `TrainingArguments`; the
+parsed flags then build the dataclass (`Flags.build`).
 
     @dataclasses.dataclass(frozen=True)
     class GlueRun(Settings):
-        train_step: int = setting(1000, "Training steps (the decay horizon).", check=at_least(1))
+        train_step: int = setting(1000, "Training steps (the decay horizon).", group="training", check=at_least(1))
 
-    GLUE = define(GlueRun)                                       # in run_classifier.py, at import
+    GLUE = define(GlueRun)                                       # in albert/commands/run_classifier.py, at import
     settings = GLUE.build(flags.FLAGS)                           # in its main, after parsing
 
 What differs between command lines is said where the flags are generated: `defaults` / `helps` (the original's
-default or help text of one runner), `names` (the original's flag name for a field, e.g. RACE's
+default or help text of one runner, or a help text true only of that command), `names` (the original's flag name for a field, e.g. RACE's
 --num_keep_checkpoint), `only` / `skip` (the fields a command line has). A field with `parse` has a string flag
 (e.g. --seeds) turned into the field's value by that function.
 """
