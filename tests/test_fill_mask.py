@@ -176,9 +176,15 @@ def test_the_demo_fills_held_out_sentences(model, tokenizer, tmp_path, capsys):
     args = types.SimpleNamespace(albert_directory=str(tmp_path), checkpoint_name="model/model.ckpt-best",
                                  spm_model_file=SPM, heldout_corpus=str(corpus), max_seq_length=32, sentences=5)
     assert demo_report.fillmask(args)
-    expected = model.fill_mask(["Return the number of items in the [MASK] as an integer value."], top_k=3)[0]
+    expected = model.fill_mask(["Return the number of items in the [MASK] as an integer value."], top_k=30000)[0]
+    ranks = [1 + [p["token_str"] for p in expected].index("container"),
+             1 + [p["token_str"] for p in model.fill_mask(
+                 "The function returns a new list [MASK] every element of the input sorted.", top_k=30000)].index("with")]
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == "fill-mask on 2 held-out sentences: the word masked, then the model's top 3"
+    assert lines[0] == ("fill-mask on 2 held-out sentences: the word masked (its rank among the 30,000 pieces), then "
+                        "the model's top 3")
     assert lines[1:3] == ["  Return the number of items in the [MASK] as an integer value.",
-                          "         container | " + ", ".join(f"{p['token_str']!r} {p['score']:.2f}" for p in expected)]
-    assert lines[-1] == "the top guess is the word masked in 0 of 2"
+                          f"         container ({ranks[0]:>5,}) | " + ", ".join(f"{p['token_str']!r} {p['score']:.2f}"
+                                                                           for p in expected[:3])]
+    assert lines[-1] == (f"the word masked: the top guess in 0 of 2, median rank {np.median(ranks):,.0f} (a uniform "
+                         "guess: 15,000)")

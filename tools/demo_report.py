@@ -89,6 +89,9 @@ def finetune(args) -> bool:
     return learned
 
 
+SPACE = "\u2581"  # SentencePiece's word start, a piece of its own before some symbols
+
+
 def masked_sentences(path, tokenizer, count: int) -> list:
     """(text with one word as [MASK], that word) for `count` sentences spread over a held-out corpus file: sentences
     of 8 to 16 words, masking the middle-most word that is one whole piece of the vocabulary (so that the model can
@@ -98,7 +101,7 @@ def masked_sentences(path, tokenizer, count: int) -> list:
     chosen = []
     for words in lines[::max(1, len(lines) // (4 * count))]:
         whole = [i for i, w in enumerate(words) if i >= 2 and w.isalpha() and len(w) >= 4
-                 and tokenizer.tokenize(w) == ["\u2581" + w.lower()]]
+                 and tokenizer.tokenize(w) == [SPACE + w.lower()]]
         if whole:
             i = min(whole, key=lambda i: abs(i - len(words) / 2))
             chosen.append((" ".join(words[:i] + ["[MASK]"] + words[i + 1:]), words[i].lower()))
@@ -113,15 +116,19 @@ def fillmask(args) -> bool:
 
     model = AlbertPretrainer.from_pretrained(args.albert_directory, checkpoint_name=args.checkpoint_name,
                                              spm_model_file=args.spm_model_file, seq_length=args.max_seq_length)
-    cases = masked_sentences(args.heldout_corpus, FullTokenizer(None, True, args.spm_model_file), args.sentences)
-    answers = model.fill_mask([text for text, _ in cases], top_k=3)
-    print(f"fill-mask on {len(cases)} held-out sentences: the word masked, then the model's top 3")
-    right = 0
-    for (text, word), top in zip(cases, answers):
-        right += top[0]["token_str"] == word
-        guesses = ", ".join(f"{p['token_str']!r} {p['score']:.2f}" for p in top)
-        print(f"  {text}\n    {word:>14} | {guesses}{'   (right)' if top[0]['token_str'] == word else ''}")
-    print(f"the top guess is the word masked in {right} of {len(cases)}")
+    tokenizer = FullTokenizer(None, True, args.spm_model_file)
+    cases = masked_sentences(args.heldout_corpus, tokenizer, args.sentences)
+    pieces = len(tokenizer.vocab)
+    answers = model.fill_mask([text for text, _ in cases], top_k=pieces)  # every piece, ranked
+    print(f"fill-mask on {len(cases)} held-out sentences: the word masked (its rank among the {pieces:,} pieces), "
+          "then the model's top 3")
+    ranks = []
+    for (text, word), ranked in zip(cases, answers):
+        ranks.append(1 + [p["token_str"] for p in ranked].index(word))
+        guesses = ", ".join(f"{p['token_str'] or SPACE!r} {p['score']:.2f}" for p in ranked[:3])
+        print(f"  {text}\n    {word:>14} ({ranks[-1]:>5,}) | {guesses}")
+    print(f"the word masked: the top guess in {ranks.count(1)} of {len(cases)}, median rank {np.median(ranks):,.0f} "
+          f"(a uniform guess: {(pieces + 1) / 2:,.0f})")
     return True
 
 
