@@ -28,8 +28,8 @@ finally:
 SPM = os.path.join(shared_directory(), "albert_30k_clean", "30k-clean.model")
 with open(os.path.join(FIXTURES, "fill_mask", "golden.json"), encoding="utf-8") as _f:
     GOLDEN = json.load(_f)
-# transformers' ALBERT tokenizer makes the model's user-defined symbols ( ) " - . – £ € tokens of their own: a space
-# before one is dropped and the text after one starts a new word. These texts hold such a place; the others are
+# transformers' ALBERT tokenizer makes the model's user-defined symbols ( ) " - . – £ € tokens of their own: a
+# space before one is dropped and the text after one starts a new word. These texts hold such a place; the others are
 # tokenized alike.
 SYMBOL_CASES = {0, 4}
 
@@ -177,9 +177,9 @@ def test_the_demo_fills_held_out_sentences(model, tokenizer, tmp_path, capsys):
                                  spm_model_file=SPM, heldout_corpus=str(corpus), max_seq_length=32, sentences=5)
     assert demo_report.fillmask(args)
     expected = model.fill_mask(["Return the number of items in the [MASK] as an integer value."], top_k=30000)[0]
-    ranks = [1 + [p["token_str"] for p in expected].index("container"),
-             1 + [p["token_str"] for p in model.fill_mask(
-                 "The function returns a new list [MASK] every element of the input sorted.", top_k=30000)].index("with")]
+    second = model.fill_mask("The function returns a new list [MASK] every element of the input sorted.", top_k=30000)
+    ranks = [1 + [p["token_str"] for p in ranked].index(word)
+             for ranked, word in ((expected, "container"), (second, "with"))]
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == ("fill-mask on 2 held-out sentences: the word masked (its rank among the 30,000 pieces), then "
                         "the model's top 3")

@@ -1,9 +1,11 @@
 """Fill-mask on raw text, without TensorFlow: texts holding `[MASK]` -> the masked-LM head's inputs, and its logits
 -> each mask's top-k pieces with their words, probabilities and the text filled (`AlbertPretrainer.fill_mask`).
 
-The text between masks is tokenized piece by piece as a text of its own (normalised, a word start after each mask),
-which is how Hugging Face's tokenizer splits at its `[MASK]` token, so the ids equal transformers'
-`pipeline("fill-mask")`'s. A prediction is what `pipeline("fill-mask")` returns: `token` (the piece's id),
+The text between masks is tokenized as a text of its own (normalised as the original does, a word start after each
+mask), which is how Hugging Face's tokenizer splits at its `[MASK]` token: the ids equal transformers'
+`pipeline("fill-mask")`'s except beside the symbols the SentencePiece model keeps whole (`( ) " - . – £ €`), where
+Hugging Face's tokenizer splits the text too (`2.5`: `▁2 . 5` here, as pretraining saw it; `▁2 . ▁5` there). A
+prediction is what `pipeline("fill-mask")` returns: `token` (the piece's id),
 `token_str` (its word: the piece without SentencePiece's word-start mark), `score` (the softmax probability over the
 whole vocabulary) and `sequence` -- here the text as written with that one mask replaced by `token_str` (transformers
 decodes its ids instead, so its `sequence` is lower-cased and re-spaced).
