@@ -1,5 +1,5 @@
 """Every Python block of the README and of every docs/ page runs as written, in a fresh interpreter, against tiny
-models laid out where the pages say (`albert_base/` as a released tarball, `out/hub` from export_to_tfhub.py,
+models laid out where the pages say (`my_albert/` as a released tarball, `out/hub` from export_to_tfhub.py,
 `out/mrpc_serving` from a classifier export, `out/sst2_serving/model.tflite` with TFLite metadata, and
 `out/sst2_serving/model.onnx`)."""
 
@@ -37,8 +37,8 @@ def sandbox(tmp_path_factory):
     root = tmp_path_factory.mktemp("readme")
     keras.utils.set_random_seed(0)
     keras.mixed_precision.set_global_policy("float32")
-    # albert_base/: the released layout, with a small SentencePiece model under the release's name.
-    base = root / "albert_base"
+    # my_albert/: the released layout, with a small SentencePiece model under the release's name.
+    base = root / "my_albert"
     base.mkdir()
     small = root / "small"  # small/: the same model, exported to out/hub and out/mrpc_serving
     small.mkdir()
@@ -100,3 +100,110 @@ def test_python_block_runs_as_written(sandbox, page, block):
     result = subprocess.run([sys.executable, "-c", block], cwd=sandbox, capture_output=True, text=True, env=env,
                             timeout=600)
     assert result.returncode == 0, f"{page} block:\n{block}\n{result.stderr[-3000:]}"
+
+
+# What every page may name, read from the code as it is: each command's flags from its golden help
+# (tests/fixtures/helpfull, held to the code by tests/test_helpfull.py) and the console commands from pyproject.toml.
+GOLDEN_HELP = os.path.join(ROOT, "tests", "fixtures", "helpfull")
+SCRIPTS = ("run_classifier", "run_squad", "run_race", "run_ner", "run_pretraining", "create_pretraining_data",
+           "export_to_tfhub", "export_checkpoints")
+COMMAND = re.compile(r"(?<![\w/.-])(?:[\w./-]*/)?(" + "|".join(SCRIPTS) + r")\.py\b|-m albert\.([\w.]+)\b"
+                     r"|(?<![\w/.-])(albert-[a-z-]+[a-z])(?![\w/.-])")
+
+
+def command_flags() -> dict:
+    flags = {}
+    for name in os.listdir(GOLDEN_HELP):
+        command = name.removesuffix(".txt").removesuffix(".help")
+        with open(os.path.join(GOLDEN_HELP, name), encoding="utf-8") as f:
+            flags.setdefault(command, set()).update(re.findall(r"--(?:\[no\])?([a-z][a-z0-9_]*)", f.read()))
+    return flags
+
+
+def console_commands() -> dict:
+    """`albert-run-classifier` -> `run_classifier`, as pyproject.toml's [project.scripts] names them."""
+    with open(os.path.join(ROOT, "pyproject.toml"), encoding="utf-8") as f:
+        entries = re.findall(r"^(albert-[a-z-]+) = \"albert\.commands\.(\w+):", f.read(), re.M)
+    return {script: module if module in SCRIPTS else f"albert.{module}" for script, module in entries}
+
+
+def code_of(page) -> list:
+    """The page's code: each fenced block (its backslash continuations joined) and each inline code span."""
+    text = open(os.path.join(ROOT, page), encoding="utf-8").read()
+    fenced = re.compile(r"^```[a-z]*\n(.*?)^```", re.S | re.M)
+    return ([block.replace("\\\n", " ") for block in fenced.findall(text)]
+            + re.findall(r"`([^`\n]+)`", fenced.sub("", text)))
+
+
+def flags_named(page, flags, consoles) -> list:
+    """(command, flag) for each `--flag` the page passes to one of the project's commands that it does not have."""
+    wrong = []
+    for snippet in code_of(page):
+        for line in snippet.splitlines():
+            found = list(COMMAND.finditer(line))
+            for i, match in enumerate(found):
+                script, module, console = match.groups()
+                command = script or (module and f"albert.{module}") or consoles.get(console)
+                if console and console not in consoles:
+                    if console.startswith(("albert-run", "albert-create", "albert-export", "albert-train",
+                                           "albert-info", "albert-convert")):
+                        wrong.append((console, "(no such command)"))
+                    continue  # a model id such as albert/albert-base-v2
+                if command not in flags:  # a module without flags of its own (albert.tasks.squad_eval)
+                    if not os.path.isfile(os.path.join(ROOT, *command.split(".")) + ".py"):
+                        wrong.append((command, "(no such command)"))
+                    continue
+                end = found[i + 1].start() if i + 1 < len(found) else len(line)
+                words = re.split(r"\s(?:\||&&|;|>|#)", line[match.end():end])[0]
+                if command == "create_pretraining_data" and "--runner=" in words:
+                    continue  # the rest are Beam's pipeline options, checked by Beam when it runs
+                for flag in re.findall(r"(?<![\w-])--([a-z][a-z0-9_]*)", words):
+                    if flag not in flags[command] and not (flag.startswith("no") and flag[2:] in flags[command]):
+                        wrong.append((command, f"--{flag}"))
+    return wrong
+
+
+def missing_files(page) -> list:
+    """The project's files the page names (tools/, scripts/, albert/, tests/, .ci/, requirements*.txt, `python X.py`)
+    and the pages and pictures it links, that the checkout does not have."""
+    missing = []
+    for snippet in code_of(page):
+        for path, script in re.findall(r"(?<![\w/.-])((?:tools|scripts|albert|tests|\.ci)/[\w/.-]*\.(?:py|sh|txt|json)"
+                                       r"|requirements[\w-]*\.txt)\b|\bpython3? ([\w.-]+\.py)\b", snippet):
+            if not os.path.exists(os.path.join(ROOT, path or script)):
+                missing.append(path or script)
+    text = open(os.path.join(ROOT, page), encoding="utf-8").read()
+    for link in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text):
+        if "://" not in link and not os.path.exists(os.path.join(ROOT, os.path.dirname(page), link)):
+            missing.append(link)
+    return missing
+
+
+def test_the_pages_cover_every_docs_page_and_the_checker_sees_their_commands():
+    assert "docs/quickstart.md" in PAGES and len(PAGES) >= 16
+    flags, consoles = command_flags(), console_commands()
+    assert set(consoles.values()) <= set(flags) and "albert-run-ner" in consoles
+    assert {"run_ner", "run_classifier", "albert.convert", "albert.info"} <= set(flags)
+    assert "doc_stride" in flags["run_ner"] and "text_a_column" in flags["run_classifier"]
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_flag_a_page_passes_is_one_of_that_commands(page):
+    assert flags_named(page, command_flags(), console_commands()) == []
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_file_a_page_names_is_in_the_checkout(page):
+    assert missing_files(page) == []
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_no_page_names_an_issue_or_uses_a_model_name_as_a_directory(page):
+    from albert.hub.names import TABLE
+
+    text = open(os.path.join(ROOT, page), encoding="utf-8").read()
+    assert re.findall(r"(?i)\bissues? #?\d+|(?<![\w&])#\d+\b", text) == []
+    names = "|".join(re.escape(name) for name, _, _ in TABLE if "/" not in name)
+    bare_hub = "|".join(re.escape(name) for name, family, _ in TABLE if "/" not in name and family == "tf1_hub")
+    # a directory of the examples named like a model: missing, the name downloads something else
+    assert re.findall(rf"(?<![\w.:/-])(?:{names})/(?!\d(?![\w-]))|from_pretrained\(\"(?:{bare_hub})\"", text) == []
