@@ -173,10 +173,23 @@ def missing_files(page) -> list:
             if not os.path.exists(os.path.join(ROOT, path or script)):
                 missing.append(path or script)
     text = open(os.path.join(ROOT, page), encoding="utf-8").read()
-    for link in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text):
-        if "://" not in link and not os.path.exists(os.path.join(ROOT, os.path.dirname(page), link)):
+    for link, anchor in re.findall(r"\]\(([^)#\s]*)(?:#([^)\s]*))?\)", text):
+        target = os.path.join(ROOT, os.path.dirname(page), link) if link else os.path.join(ROOT, page)
+        if "://" in link:
+            continue
+        if not os.path.exists(target):
             missing.append(link)
+        elif anchor and target.endswith(".md") and anchor not in anchors(target):
+            missing.append(f"{link}#{anchor}")
     return missing
+
+
+def anchors(path) -> set:
+    """The anchors GitHub gives a page's headings: lower-cased, punctuation dropped, spaces as hyphens."""
+    with open(path, encoding="utf-8") as f:
+        text = re.sub(r"^```.*?^```", "", f.read(), flags=re.S | re.M)
+    return {re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+            for heading in re.findall(r"^#+ (.*)$", text, re.M)}
 
 
 def test_the_pages_cover_every_docs_page_and_the_checker_sees_their_commands():
