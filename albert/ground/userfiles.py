@@ -172,7 +172,7 @@ def csv_records(text: str, path: str, delimiter: str = ","):
     closing quote, or a quote never closed, is one line naming file:line."""
     d = re.escape(delimiter)
     opening = re.compile(r'[ \t]*"')
-    quoted = re.compile(r'[ \t]*"((?:[^"]+|"")*)"[ \t]*')
+    quoted = re.compile(r'[ \t]*"((?:[^"]++|"")*+)"[ \t]*')  # possessive: a quote never closed fails at once
     unquoted = re.compile(rf"[^{d}\r\n]*")
     position, line, size = 0, 1, len(text)
     while position < size:
