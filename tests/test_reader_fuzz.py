@@ -1,0 +1,47 @@
+"""A byte-level fuzz of every reader of a user's files (tests/reader_targets.py): random bytes and mutations of a
+seed corpus (slices of ../shared/glue_real and ../shared/conll2003 read in place, and files written by the tests).
+Each input gives a result, or one AlbertError line of bounded length naming the file: never another exception, a
+message of several lines, or a read past the per-input time bound. Deterministic: a fixed seed per reader. The
+long campaign is tools/fuzz_readers.py."""
+
+import random
+import zlib
+
+import pytest
+
+from tests import reader_targets
+from tests.reader_targets import TARGETS, judge, mutate
+
+INPUTS = 250  # per reader
+SECONDS = 2.0  # per input
+SEEDS = reader_targets.seeds()
+
+
+@pytest.mark.parametrize("name", TARGETS)
+def test_every_input_is_read_or_refused_in_one_line(tmp_path, name):
+    rng = random.Random(zlib.crc32(name.encode()))
+    inputs = list(SEEDS[name]) + [mutate(rng, SEEDS[name]) for _ in range(INPUTS - len(SEEDS[name]))]
+    failures, counts = {}, {"result": 0, "refused": 0, "failure": 0}
+    for data in inputs:
+        outcome = judge(name, data, str(tmp_path), SECONDS)
+        counts[outcome.kind] += 1
+        if outcome.kind == "failure":
+            failures.setdefault(outcome.key, (data, outcome.detail))
+            if outcome.key == "hang" and sum(k == "hang" for k in failures) and counts["failure"] > 2:
+                break  # each hang costs the whole bound: two say enough
+    assert counts["result"] + counts["refused"] + counts["failure"] >= min(len(inputs), 3)
+    assert not failures, "\n".join(f"{key}: input {data[:300]!r} ({len(data)} bytes)\n  {detail[-600:]}"
+                                   for key, (data, detail) in failures.items())
+
+
+def test_seeds_are_read():
+    """The seed corpus is read (not refused): the mutations start from files the readers take."""
+    import tempfile
+    refused = {}
+    for name, seed_list in reader_targets._seeds().items():
+        with tempfile.TemporaryDirectory() as work:
+            for index, data in enumerate(seed_list):
+                outcome = judge(name, data, work, SECONDS)
+                if outcome.kind != "result":
+                    refused[f"{name}[{index}]"] = outcome.detail[:200]
+    assert refused == {}
