@@ -170,7 +170,7 @@ def test_every_task_model_gives_the_fixed_lengths_outputs_on_a_cut_batch(name):
 
 
 def test_squad_v1_candidates_do_not_depend_on_how_far_a_feature_was_padded():
-    from albert.tasks.squad_predictions import _spans
+    from albert.data.squad_predictions import _spans
 
     rng = np.random.default_rng(0)
     real = 10

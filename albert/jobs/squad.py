@@ -17,7 +17,7 @@ from albert.jobs.outputs import append_eval_results, begin_training, record_mode
 from albert.model.task_models import AlbertSquadV1, AlbertSquadV2
 from albert.tasks import squad
 from albert.tasks.squad_eval import evaluate_v1, evaluate_v2
-from albert.tasks.squad_predictions import apply_null_threshold, decode, keyed_outputs, run_model
+from albert.data.squad_predictions import apply_null_threshold, decode, keyed_outputs, run_model
 from albert.text.tokenization import load_sentencepiece
 from albert.train.optimizers import create_optimizer
 from albert.train.settings import Runtime

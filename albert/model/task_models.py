@@ -18,7 +18,7 @@ from albert.data.features import PACKED_INPUTS
 from albert.data.fill_mask import MAX_MASKS, masked_inputs, predictions
 from albert.data.token_windows import padded, sentence_windows, word_tags
 from albert.ground.errors import AlbertError
-from albert.model import heads
+from albert.model import answering, heads
 from albert.model.encoder import AlbertEncoder
 from albert.model.from_pretrained import FromPretrained
 from albert.model.serialization import ConfigSerializable, register
@@ -204,6 +204,20 @@ class AlbertSquadV1(_EncoderWithHeads):
         inputs = self._features(inputs)
         return dict(self.squad_head(self.encoder(inputs, training=training)["sequence_output"], training=training))
 
+    version_2 = False
+
+    def answer(self, questions, contexts=None, *, doc_stride: int | None = None, max_seq_length: int | None = None,
+               max_query_length: int | None = None,
+               n_best_size: int = answering.N_BEST_SIZE, max_answer_length: int = answering.MAX_ANSWER_LENGTH,
+               null_score_diff_threshold: float = 0.0, return_nbest: bool = False, batch_size: int = 32):
+        """The answer to each question in its context, as run_squad.py predicts it (docs/python-api.md): a dict
+        {"answer", "start", "end", "score"} per question (context[start:end] == answer; 2.0 adds "has_answer" and
+        "null_score", and "no answer" is answer "" with start = end = -1), one dict for one (question, context)
+        pair of strings; `return_nbest` adds the "nbest" list. Contexts of any length: windows of `doc_stride`."""
+        return answering.squad_answers(self, questions, contexts, self.version_2, doc_stride, max_seq_length,
+                                       max_query_length, n_best_size, max_answer_length, null_score_diff_threshold,
+                                       return_nbest, batch_size)
+
 
 @register
 class AlbertSquadV2(_EncoderWithHeads):
@@ -212,6 +226,8 @@ class AlbertSquadV2(_EncoderWithHeads):
 
     checkpoint_heads = ("squad_v2",)
     config_arguments = ("start_n_top", "end_n_top", "dropout_prob")
+    version_2 = True
+    answer = AlbertSquadV1.answer
     serving_inputs = {"input_ids": 2, "input_mask": 2, "segment_ids": 2, "p_mask": 2}
 
     def __init__(self, config: AlbertConfig, start_n_top: int = 5, end_n_top: int = 5, dropout_prob: float = 0.1,
@@ -276,3 +292,9 @@ class AlbertMultipleChoice(_EncoderWithHeads):
                 if key in PACKED_INPUTS}
         return self.choice_head(self.encoder(flat, training=training, pooled_only=True)["pooled_output"],
                                 training=training)
+
+    def choose(self, articles, questions, options, *, max_seq_length: int | None = None,
+               max_qa_length: int = answering.MAX_QA_LENGTH, batch_size: int = 32):
+        """The option run_race.py picks for each question on its article (docs/python-api.md): a dict {"index",
+        "option", "probabilities"} per question, one dict for one (article, question, options) of strings."""
+        return answering.race_choices(self, articles, questions, options, max_seq_length, max_qa_length, batch_size)

@@ -14,8 +14,8 @@ from albert.data.example_proto import serialize_examples
 from albert.data.features import PACKED_INPUTS
 from albert.data.tfrecord import TFRecordWriter
 from albert.ground import userfiles
+from albert.data.race_rows import choice_rows, option_text  # noqa: F401 (option_text: read from here too)
 from albert.ground.errors import AlbertError, shown
-from albert.text.tokenization import preprocess_text
 
 LEVELS = ("middle", "high")
 NUM_CHOICES = 4
@@ -87,27 +87,9 @@ def read_examples(data_dir: str, split: str, high_only: bool = False, middle_onl
     return examples
 
 
-def option_text(question: str, option: str) -> str:
-    """The original's question+option text: the option fills a blank `_`, else follows the question. The question
-    is normalised first, as the original did, so full-width and vertical-form low lines (NFKD `_`) are blanks."""
-    question = preprocess_text(question)
-    return question.replace("_", option) if "_" in question else f"{question} {option}"
-
-
 def convert_example(example: RaceExample, tokenizer, max_seq_length: int, max_qa_length: int) -> dict:
-    """Four [CLS] context [SEP] question+option [SEP] rows: the LAST max_qa_length tokens of question+option, the
-    context cut from its end to fit; segment 0 through the first [SEP]; zero padding."""
-    context_tokens = tokenizer.tokenize(example.context)
-    rows = {"input_ids": [], "input_mask": [], "segment_ids": []}
-    for option in example.options:
-        ending = tokenizer.tokenize(option_text(example.question, option))[-max_qa_length:]
-        context = context_tokens[:max(0, max_seq_length - 3 - len(ending))]
-        tokens = ["[CLS]", *context, "[SEP]", *ending, "[SEP]"]
-        ids = tokenizer.convert_tokens_to_ids(tokens)
-        padding = max_seq_length - len(ids)
-        rows["input_ids"].append(ids + [0] * padding)
-        rows["input_mask"].append([1] * len(ids) + [0] * padding)
-        rows["segment_ids"].append([0] * (len(context) + 2) + [1] * (len(ending) + 1) + [0] * padding)
+    """The example's four rows (albert.data.race_rows.choice_rows) and its label."""
+    rows = choice_rows(example.context, example.question, example.options, tokenizer, max_seq_length, max_qa_length)
     rows["label"] = example.label
     return rows
 

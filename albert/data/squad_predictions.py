@@ -9,13 +9,17 @@ probabilities, and per question the no-answer score `score_null` = the smallest 
 features (a higher logit means "no answer"). A question predicts "" where score_null > the threshold.
 
 Questions whose paragraph did not align, or that have no feature, are predicted "" (the original dropped them).
+
+One owner for run_squad.py's predictions (albert.jobs.squad) and `AlbertSquadV1.answer` / `AlbertSquadV2.answer` on
+raw strings (albert.model.task_models): both run `run_model` over the features of albert.data.squad_windows and decode
+with `nbest_answers`; here, below the model, so that both can.
 """
 
 import math
 
 import numpy as np
 
-from albert.tasks.squad import Alignment, model_inputs, prediction_outputs
+from albert.data.squad_windows import Alignment, model_inputs, prediction_outputs
 
 
 def run_model(model, batches, version_2: bool) -> dict:
@@ -75,16 +79,16 @@ def _nbest(candidates: dict, alignment: Alignment, paragraph_text: str, n_best_s
     scored.sort(key=lambda c: (-c[0], c[1], c[2]))
     entries, texts = [], set()
     for total, start, end, s, e in scored:
-        text = alignment.text(start, end, paragraph_text)
+        text, first, last = alignment.span(start, end, paragraph_text)
         if not text or text in texts:
             continue
         texts.add(text)
-        entries.append((text, s, e))
+        entries.append((text, s, e, first, last))
         if len(entries) == n_best_size:
             break
-    probabilities = _softmax([s + e for _, s, e in entries])  # the original's key order
-    return [{"text": text, "probability": p, "start_log_prob": s, "end_log_prob": e}
-            for (text, s, e), p in zip(entries, probabilities)]
+    probabilities = _softmax([s + e for _, s, e, _, _ in entries])  # the original's key order, then the offsets
+    return [{"text": text, "probability": p, "start_log_prob": s, "end_log_prob": e, "start": first, "end": last}
+            for (text, s, e, first, last), p in zip(entries, probabilities)]
 
 
 def _group_features(metadata: dict) -> dict:
@@ -96,12 +100,28 @@ def _group_features(metadata: dict) -> dict:
 
 def decode(examples: list, metadata: dict, results: dict, n_best_size: int, max_answer_length: int,
            version_2: bool) -> tuple:
-    """(predictions {qid: text}, nbest {qid: [entries]}, null_odds {qid: score_null} (v2; empty for v1)).
+    """(predictions {qid: text}, nbest {qid: [entries]}, null_odds {qid: score_null} (v2; empty for v1)): the files
+    run_squad.py writes, the entries without their character offsets.
 
     v2 predictions are the best non-null texts (no threshold applied); see `apply_null_threshold`."""
+    predictions, nbest, null_odds = {}, {}, {}
+    for example, (entries, null_score) in zip(examples, nbest_answers(examples, metadata, results, n_best_size,
+                                                                      max_answer_length, version_2)):
+        predictions[example.qas_id] = entries[0]["text"]
+        nbest[example.qas_id] = [{k: v for k, v in entry.items() if k not in ("start", "end")} for entry in entries]
+        if version_2:
+            null_odds[example.qas_id] = null_score
+    return predictions, nbest, null_odds
+
+
+def nbest_answers(examples: list, metadata: dict, results: dict, n_best_size: int, max_answer_length: int,
+                  version_2: bool) -> list:
+    """Per example (in order): (its n-best entries, best first, each {"text", "probability", "start_log_prob",
+    "end_log_prob", "start", "end"}, where text == paragraph_text[start:end]; its score_null (v2), else None).
+    A question with no span has the one entry "" with start = end = -1."""
     alignments = _paragraph_alignments(metadata)
     grouped = _group_features(metadata)
-    predictions, nbest, null_odds = {}, {}, {}
+    answers = []
     for index, example in enumerate(examples):
         meta = metadata["examples"][index]
         alignment = alignments[meta["paragraph"]]
@@ -118,13 +138,11 @@ def decode(examples: list, metadata: dict, results: dict, n_best_size: int, max_
         entries = _nbest(candidates, alignment, example.paragraph_text, n_best_size) if alignment.ok else []
         if not entries:
             entries = [{"text": "", "start_log_prob": -1e6 if version_2 else 0.0,
-                        "end_log_prob": -1e6 if version_2 else 0.0, "probability": 1.0}]
-        predictions[example.qas_id] = entries[0]["text"]
-        nbest[example.qas_id] = entries
-        if version_2:
-            null_odds[example.qas_id] = min((float(results[f["unique_id"]]["cls_logits"]) for f in features),
-                                            default=1e6)
-    return predictions, nbest, null_odds
+                        "end_log_prob": -1e6 if version_2 else 0.0, "probability": 1.0, "start": -1, "end": -1}]
+        null_score = min((float(results[f["unique_id"]]["cls_logits"]) for f in features), default=1e6) \
+            if version_2 else None
+        answers.append((entries, null_score))
+    return answers
 
 
 def _spans(out: dict, n_best_size: int, version_2: bool, real: int):

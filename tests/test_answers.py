@@ -1,0 +1,212 @@
+"""Answers on raw strings (albert.model.answering): `AlbertSquadV1.answer` / `AlbertSquadV2.answer` equal
+run_squad.py's prediction path (its feature file, its batches, its decoding) on the same model and questions, for a
+context of many windows; `AlbertMultipleChoice.choose` equals run_race.py's; bad input is one AlbertError line.
+
+Tiny models with their initial weights over the released 30k-clean SentencePiece model: what is compared is the
+path from text to answer, which is the same whatever the weights."""
+
+import dataclasses
+import inspect
+import json
+import os
+import types
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from albert.config import AlbertConfig
+from albert.data.features import step_boundaries
+from albert.data.readers import prediction_batches, race_decoder, squad_decoder
+from albert.data.squad_predictions import apply_null_threshold, decode, run_model
+from albert.ground.errors import AlbertError
+from albert.jobs.settings import RaceRun, SquadRun
+from albert.model import answering
+from albert.model.preprocessor import AlbertPreprocessor
+from albert.model.task_models import AlbertMultipleChoice, AlbertSquadV1, AlbertSquadV2
+from albert.tasks import race, squad
+from albert.tasks.classification import predict
+from albert.text.tokenization import FullTokenizer, load_sentencepiece
+from tests.helpers import shared_directory
+
+SPM = os.path.join(shared_directory(), "albert_30k_clean", "30k-clean.model")
+CONFIG = dict(vocab_size=30000, embedding_size=8, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+              intermediate_size=24, max_position_embeddings=64, initializer_range=1.0)
+# A context of ~90 pieces: at max_seq_length 40 and doc_stride 12, seven windows; accents, a curly quote and a run
+# of spaces for the piece-to-character alignment.
+LONG = ("The river Moselle rises in the Vosges and flows north  through Lorraine, past Metz and Thionville, "
+        "into Luxembourg and Germany. At Koblenz it meets the Rhine. Its valley is famous for Riesling wine, "
+        "terraced vineyards, Roman ruins at Trier and the “Porta Nigra”, castles at Cochem and Eltz, and the "
+        "café towns of the Mittelmosel, where boats carry visitors between Bernkastel-Kues and Traben-Trarbach.")
+QUESTIONS = [("Where does the Moselle rise?", LONG), ("Which wine is the valley famous for?", LONG),
+             ("Where does it meet the Rhine?", "At Koblenz the Moselle meets the Rhine.")]
+WINDOWS = dict(max_seq_length=40, doc_stride=12, max_query_length=10)
+
+
+def tiny(model_class, **kwargs):
+    keras.utils.set_random_seed(7)
+    model = model_class(AlbertConfig(**CONFIG), **kwargs)
+    model.preprocessor = AlbertPreprocessor(SPM, seq_length=40)
+    return model
+
+
+@pytest.fixture(scope="module")
+def v1():
+    return tiny(AlbertSquadV1)
+
+
+@pytest.fixture(scope="module")
+def v2():
+    return tiny(AlbertSquadV2, start_n_top=3, end_n_top=3)
+
+
+def runner_predictions(model, tmp_path, version_2: bool, n_best_size=20, max_answer_length=30, batch_size=4):
+    """run_squad.py's path: the predict file read, its features written, batched and decoded (albert.jobs.squad)."""
+    tmp_path.mkdir(exist_ok=True)
+    path = tmp_path / "dev.json"
+    path.write_text(json.dumps({"version": "v2.0", "data": [{"title": "t", "paragraphs": [
+        {"context": c, "qas": [{"id": str(i), "question": q}]} for i, (q, c) in enumerate(QUESTIONS)]}]}))
+    examples = squad.read_examples(str(path), False)
+    settings = squad.Settings(WINDOWS["max_seq_length"], WINDOWS["doc_stride"], WINDOWS["max_query_length"], True)
+    record = str(tmp_path / "predict.tf_record")
+    metadata = squad.cached_features(examples, load_sentencepiece(SPM), settings, False, record, record + ".json",
+                                     log=lambda _: None)
+    batches = prediction_batches([record], squad_decoder(settings.max_seq_length, False), batch_size,
+                                 step_boundaries(settings.max_seq_length))
+    outputs = run_model(model, batches, version_2)
+    return decode(examples, metadata, outputs, n_best_size, max_answer_length, version_2), metadata
+
+
+def test_the_long_context_takes_several_windows(v1, tmp_path):
+    _, metadata = runner_predictions(v1, tmp_path, False)
+    windows = [sum(f["example"] == i for f in metadata["features"]) for i in range(3)]
+    assert windows[0] == windows[1] >= 6 and windows[2] == 1
+
+
+def test_v1_answers_are_run_squads_predictions(v1, tmp_path):
+    (predictions, nbest, _), _ = runner_predictions(v1, tmp_path, False)
+    answers = v1.answer([q for q, _ in QUESTIONS], [c for _, c in QUESTIONS], return_nbest=True, batch_size=4,
+                        **WINDOWS)
+    assert [a["answer"] for a in answers] == [predictions[str(i)] for i in range(3)]
+    for i, ((_, context), answer) in enumerate(zip(QUESTIONS, answers)):
+        assert answer["answer"] and context[answer["start"]:answer["end"]] == answer["answer"]
+        assert answer["score"] == nbest[str(i)][0]["probability"]
+        assert [(e["answer"], e["score"], e["start_log_prob"], e["end_log_prob"]) for e in answer["nbest"]] == \
+            [(e["text"], e["probability"], e["start_log_prob"], e["end_log_prob"]) for e in nbest[str(i)]]
+        assert all(context[e["start"]:e["end"]] == e["answer"] for e in answer["nbest"])
+        assert set(answer) == {"answer", "start", "end", "score", "nbest"}
+    # One pair of strings gives one dict; n_best_size and max_answer_length are the runner's.
+    single = v1.answer(*QUESTIONS[0], n_best_size=6, max_answer_length=2, **WINDOWS)
+    (short, short_nbest, _), _ = runner_predictions(v1, tmp_path / "short", False, 6, 2)
+    assert single["answer"] == short["0"] and 1 <= len(short["0"].split()) <= 2, short
+    assert single["score"] == short_nbest["0"][0]["probability"]
+    # Where no span of the n-best is short enough, the runner predicts "" and so does answer: no offsets.
+    (none, _, _), _ = runner_predictions(v1, tmp_path / "none", False, 3, 2)
+    assert none["0"] == "" and v1.answer(*QUESTIONS[0], n_best_size=3, max_answer_length=2, **WINDOWS) == \
+        {"answer": "", "start": -1, "end": -1, "score": 0.0}
+
+
+def test_v2_answers_and_no_answers_are_run_squads(v2, tmp_path):
+    (predictions, nbest, null_odds), _ = runner_predictions(v2, tmp_path, True)
+    questions, contexts = [q for q, _ in QUESTIONS], [c for _, c in QUESTIONS]
+    threshold = sorted(null_odds.values())[1]  # between the questions' no-answer scores: some of each
+    expected = apply_null_threshold(predictions, null_odds, threshold)
+    answers = v2.answer(questions, contexts, null_score_diff_threshold=threshold, batch_size=4, **WINDOWS)
+    assert [a["answer"] for a in answers] == [expected[str(i)] for i in range(3)]
+    assert [a["null_score"] for a in answers] == [null_odds[str(i)] for i in range(3)]
+    assert sum(a["has_answer"] for a in answers) == 2
+    for i, (context, answer) in enumerate(zip(contexts, answers)):
+        if answer["has_answer"]:
+            assert context[answer["start"]:answer["end"]] == answer["answer"] == predictions[str(i)]
+            assert answer["score"] == nbest[str(i)][0]["probability"]
+        else:
+            assert answer == {"answer": "", "start": -1, "end": -1, "score": 0.0, "has_answer": False,
+                              "null_score": null_odds[str(i)]}
+    assert all(a["has_answer"] for a in v2.answer(questions, contexts, null_score_diff_threshold=1e9, **WINDOWS))
+    assert not any(a["has_answer"] for a in v2.answer(questions, contexts, null_score_diff_threshold=-1e9, **WINDOWS))
+
+
+RACE_ITEMS = [("Tom went to the market to buy apples, but the stall had only pears and plums left.",
+               "What did Tom want to buy?", ["apples", "pears", "plums", "bread"]),
+              ("The museum opens at nine and closes at five, except on Mondays.",
+               "The museum is closed on _ .", ["Sundays", "Mondays", "Fridays", "holidays"]),
+              ("Rain fell all week, so the football match was moved indoors.",
+               "Why was the match moved?", ["the rain", "the heat", "the crowd", "the referee"])]
+
+
+@pytest.fixture(scope="module")
+def chooser():
+    return tiny(AlbertMultipleChoice)
+
+
+def test_choose_is_run_races_prediction(chooser, tmp_path):
+    examples = [race.RaceExample(str(i), "middle", a, q, tuple(o), 0) for i, (a, q, o) in enumerate(RACE_ITEMS)]
+    record = str(tmp_path / "test.tf_record")
+    race.write_features(examples, FullTokenizer(None, True, SPM), 48, 16, record)
+    logits = predict(chooser, prediction_batches([record], race_decoder(48), 2, step_boundaries(48)))
+    chosen = chooser.choose(*map(list, zip(*RACE_ITEMS)), max_seq_length=48, max_qa_length=16, batch_size=2)
+    assert [c["index"] for c in chosen] == list(logits.argmax(-1))
+    expected = np.exp(logits - logits.max(-1, keepdims=True))
+    np.testing.assert_allclose([c["probabilities"] for c in chosen], expected / expected.sum(-1, keepdims=True),
+                               rtol=1e-6)
+    assert [c["option"] for c in chosen] == [o[c["index"]] for (_, _, o), c in zip(RACE_ITEMS, chosen)]
+    one = chooser.choose(*RACE_ITEMS[1], max_seq_length=48, max_qa_length=16)
+    assert one == chosen[1]
+
+
+def test_the_defaults_are_the_runners():
+    fields = {f.name: f for f in dataclasses.fields(SquadRun)}
+    answer = inspect.signature(AlbertSquadV1.answer).parameters
+    for name in ("n_best_size", "max_answer_length"):
+        assert answer[name].default == fields[name].default, name
+    assert answering.SQUAD_MAX_SEQ_LENGTH == fields["max_seq_length"].default
+    for name in ("doc_stride", "max_query_length"):  # derived from the length, as the runner derives them
+        derive = fields[name].metadata["derived"]
+        for length in (16, 40, 127, 128, 384, 512):
+            runner = types.SimpleNamespace(max_seq_length=length)
+            assert getattr(answering, name)(length) == derive(runner), (name, length)
+    race_fields = {f.name: f.default for f in dataclasses.fields(RaceRun)}
+    assert inspect.signature(AlbertMultipleChoice.choose).parameters["max_qa_length"].default == \
+        race_fields["max_qa_length"]
+    assert answering.RACE_MAX_SEQ_LENGTH == race_fields["max_seq_length"]
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda m: m.answer("Where?"), "AlbertSquadV1.answer: 1 question(s) without a context: pass answer(questions, "
+                                   "contexts), one context string per question"),
+    (lambda m: m.answer(["Where?", "Who?"], ["At Koblenz."]),
+     "AlbertSquadV1.answer: 2 questions and 1 contexts; pass one context per question"),
+    (lambda m: m.answer(["Where?", "Who?"], ["At Koblenz.", "  "]),
+     "AlbertSquadV1.answer: context 1 is empty; pass the text the answer is to be found in"),
+    (lambda m: m.answer(3, "At Koblenz."),
+     "AlbertSquadV1.answer: questions is a string or a list of strings; pass answer(question, context)"),
+    (lambda m: m.answer("Where?", "At Koblenz.", max_seq_length=100),
+     "AlbertSquadV1: max_seq_length 100 exceeds the model's max_position_embeddings 64; pass max_seq_length=64 or "
+     "less"),
+])
+def test_bad_questions_are_one_line(v1, call, message):
+    with pytest.raises(AlbertError) as caught:
+        call(v1)
+    assert str(caught.value) == message
+
+
+@pytest.mark.parametrize("args, message", [
+    ((["An article.", "Another."], ["Q1?", "Q2?"], [["a", "b", "c", "d"], ["a", "b", "c"]]),
+     "AlbertMultipleChoice.choose: question 1 has 3 options and question 0 has 4; every question needs the same "
+     "number (4)"),
+    (("An article.", "Q?", ["a", "b", "c"]),
+     "AlbertMultipleChoice.choose: 3 options per question; this model chooses among num_choices=4"),
+    (("", "Q?", ["a", "b", "c", "d"]),
+     "AlbertMultipleChoice.choose: article 0 is empty; pass the text the question is about"),
+    ((["An article."], ["Q1?", "Q2?"], [["a", "b", "c", "d"], ["a", "b", "c", "d"]]),
+     "AlbertMultipleChoice.choose: 1 articles, 2 questions and 2 option lists; pass one article and one options "
+     "list per question"),
+    (("An article.", "Q?", "abcd"),
+     "AlbertMultipleChoice.choose: pass choose(article, question, options) with strings and a list of option "
+     "strings, or lists of them (one article and one options list per question)"),
+])
+def test_bad_choices_are_one_line(chooser, args, message):
+    with pytest.raises(AlbertError) as caught:
+        chooser.choose(*args)
+    assert str(caught.value) == message
