@@ -61,9 +61,9 @@ def v2():
     return tiny(AlbertSquadV2, start_n_top=3, end_n_top=3)
 
 
-def runner_predictions(model, tmp_path, version_2: bool, n_best_size=20, max_answer_length=30, batch_size=4):
-    """run_squad.py's path: the predict file read, its features written, batched and decoded (albert.jobs.squad)."""
-    tmp_path.mkdir(exist_ok=True)
+def runner_predictions(model, tmp_path, version_2: bool, batch_size=4):
+    """run_squad.py's path: the predict file read, its features written, batched and decoded (albert.jobs.squad);
+    and a decoder of the same outputs with other n_best_size and max_answer_length."""
     path = tmp_path / "dev.json"
     path.write_text(json.dumps({"version": "v2.0", "data": [{"title": "t", "paragraphs": [
         {"context": c, "qas": [{"id": str(i), "question": q}]} for i, (q, c) in enumerate(QUESTIONS)]}]}))
@@ -75,17 +75,19 @@ def runner_predictions(model, tmp_path, version_2: bool, n_best_size=20, max_ans
     batches = prediction_batches([record], squad_decoder(settings.max_seq_length, False), batch_size,
                                  step_boundaries(settings.max_seq_length))
     outputs = run_model(model, batches, version_2)
-    return decode(examples, metadata, outputs, n_best_size, max_answer_length, version_2), metadata
+    again = lambda n_best_size, max_answer_length: decode(examples, metadata, outputs, n_best_size,  # noqa: E731
+                                                          max_answer_length, version_2)
+    return again(20, 30), metadata, again
 
 
 def test_the_long_context_takes_several_windows(v1, tmp_path):
-    _, metadata = runner_predictions(v1, tmp_path, False)
+    _, metadata, _ = runner_predictions(v1, tmp_path, False)
     windows = [sum(f["example"] == i for f in metadata["features"]) for i in range(3)]
     assert windows[0] == windows[1] >= 6 and windows[2] == 1
 
 
 def test_v1_answers_are_run_squads_predictions(v1, tmp_path):
-    (predictions, nbest, _), _ = runner_predictions(v1, tmp_path, False)
+    (predictions, nbest, _), _, again = runner_predictions(v1, tmp_path, False)
     answers = v1.answer([q for q, _ in QUESTIONS], [c for _, c in QUESTIONS], return_nbest=True, batch_size=4,
                         **WINDOWS)
     assert [a["answer"] for a in answers] == [predictions[str(i)] for i in range(3)]
@@ -98,17 +100,17 @@ def test_v1_answers_are_run_squads_predictions(v1, tmp_path):
         assert set(answer) == {"answer", "start", "end", "score", "nbest"}
     # One pair of strings gives one dict; n_best_size and max_answer_length are the runner's.
     single = v1.answer(*QUESTIONS[0], n_best_size=6, max_answer_length=2, **WINDOWS)
-    (short, short_nbest, _), _ = runner_predictions(v1, tmp_path / "short", False, 6, 2)
+    short, short_nbest, _ = again(6, 2)
     assert single["answer"] == short["0"] and 1 <= len(short["0"].split()) <= 2, short
     assert single["score"] == short_nbest["0"][0]["probability"]
     # Where no span of the n-best is short enough, the runner predicts "" and so does answer: no offsets.
-    (none, _, _), _ = runner_predictions(v1, tmp_path / "none", False, 3, 2)
+    none, _, _ = again(3, 2)
     assert none["0"] == "" and v1.answer(*QUESTIONS[0], n_best_size=3, max_answer_length=2, **WINDOWS) == \
         {"answer": "", "start": -1, "end": -1, "score": 0.0}
 
 
 def test_v2_answers_and_no_answers_are_run_squads(v2, tmp_path):
-    (predictions, nbest, null_odds), _ = runner_predictions(v2, tmp_path, True)
+    (predictions, nbest, null_odds), _, _ = runner_predictions(v2, tmp_path, True)
     questions, contexts = [q for q, _ in QUESTIONS], [c for _, c in QUESTIONS]
     threshold = sorted(null_odds.values())[1]  # between the questions' no-answer scores: some of each
     expected = apply_null_threshold(predictions, null_odds, threshold)

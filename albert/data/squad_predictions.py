@@ -22,9 +22,15 @@ import numpy as np
 from albert.data.squad_windows import Alignment, model_inputs, prediction_outputs
 
 
-def run_model(model, batches, version_2: bool) -> dict:
+def run_model(model, batches, version_2: bool, step=None) -> dict:
     """{unique_id: {output name: numpy array}} of every feature of `batches` (a finite dataset of feature batches,
-    e.g. albert.data.readers.prediction_batches: grouped by length, cut to it)."""
+    e.g. albert.data.readers.prediction_batches: grouped by length, cut to it); `step`: model_step's, when kept."""
+    step = step or model_step(model, version_2)
+    return keyed_outputs(lambda inputs: {k: v.numpy() for k, v in step(inputs).items()}, batches, version_2)
+
+
+def model_step(model, version_2: bool):
+    """The graph function of one prediction batch: model inputs -> the outputs decoding needs."""
     import tensorflow as tf
 
     names = prediction_outputs(version_2)
@@ -34,7 +40,7 @@ def run_model(model, batches, version_2: bool) -> dict:
         outputs = model(inputs, training=False)
         return {name: outputs[name] for name in names}
 
-    return keyed_outputs(lambda inputs: {k: v.numpy() for k, v in step(inputs).items()}, batches, version_2)
+    return step
 
 
 def keyed_outputs(step, batches, version_2: bool) -> dict:

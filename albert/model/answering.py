@@ -12,7 +12,7 @@ import tensorflow as tf
 from albert.data.buckets import grouped_batches, in_original_order
 from albert.data.features import PACKED_INPUTS, step_boundaries
 from albert.data.race_rows import choice_rows
-from albert.data.squad_predictions import apply_null_threshold, nbest_answers, run_model
+from albert.data.squad_predictions import apply_null_threshold, model_step, nbest_answers, run_model
 from albert.data.squad_windows import Question, Settings, convert_examples
 from albert.ground.errors import AlbertError
 from albert.text.tokenization import FullTokenizer
@@ -20,6 +20,13 @@ from albert.text.tokenization import FullTokenizer
 # run_squad.py's and run_race.py's defaults (albert.jobs.settings: SquadRun, RaceRun; a test holds them equal).
 SQUAD_MAX_SEQ_LENGTH, N_BEST_SIZE, MAX_ANSWER_LENGTH = 384, 20, 30
 RACE_MAX_SEQ_LENGTH, MAX_QA_LENGTH = 512, 128
+
+
+def _step(model, make):
+    """The model's prediction step, traced once for all its calls (kept out of Keras' attribute tracking)."""
+    if "_answer_step" not in model.__dict__:
+        object.__setattr__(model, "_answer_step", make())
+    return model.__dict__["_answer_step"]
 
 
 def doc_stride(max_seq_length: int) -> int:
@@ -97,7 +104,8 @@ def squad_answers(model, questions, contexts, version_2: bool, stride: int | Non
     examples = [Question(str(i), q, c) for i, (q, c) in enumerate(zip(asked, given))]
     rows, metadata, _ = convert_examples(examples, tokenizer.sp_model, settings, False, log=lambda _: None)
     rows = {k: v for k, v in rows.items() if k in ("unique_ids", *PACKED_INPUTS, "p_mask")}
-    results = run_model(model, _batches(rows, batch_size, settings.max_seq_length), version_2)
+    results = run_model(model, _batches(rows, batch_size, settings.max_seq_length), version_2,
+                        _step(model, lambda: model_step(model, version_2)))
     found = nbest_answers(examples, metadata, results, n_best_size, max_answer_length, version_2)
     answers = []
     for example, (entries, null_score) in zip(examples, found):
@@ -153,7 +161,7 @@ def race_choices(model, articles, questions, options, max_seq_length: int | None
     length = _seq_length(model, max_seq_length, RACE_MAX_SEQ_LENGTH)
     packed = [choice_rows(a, q, o, tokenizer, length, max_qa_length) for a, q, o in zip(articles, questions, options)]
     rows = {k: [p[k] for p in packed] for k in PACKED_INPUTS}
-    step = tf.function(lambda features: model(features, training=False), reduce_retracing=True)
+    step = _step(model, lambda: tf.function(lambda inputs: model(inputs, training=False), reduce_retracing=True))
     positions, logits = [], []
     for batch in _batches(rows, batch_size, length):
         logits.append(step({k: batch[k] for k in PACKED_INPUTS}).numpy())
