@@ -295,7 +295,7 @@ def message_fault(message: str, work: str) -> str | None:
         return "not one line"
     if len(message) > MAX_MESSAGE:
         return f"{len(message)} characters"
-    if work not in message:
+    if work not in message and repr(work)[1:-1] not in message:  # a path with a line break in it is quoted
         return "names no file"
     return None
 

@@ -45,3 +45,16 @@ def test_seeds_are_read():
                 if outcome.kind != "result":
                     refused[f"{name}[{index}]"] = outcome.detail[:200]
     assert refused == {}
+
+
+ODD_DIRECTORY = "we\nird\u2028dir\x85"
+
+
+@pytest.mark.parametrize("name", TARGETS)
+def test_a_path_with_line_breaks_is_quoted_in_the_one_line(tmp_path, name):
+    """A file whose path holds a line break (LF, U+2028, U+0085): the refusal is still one line, the path quoted."""
+    work = tmp_path / ODD_DIRECTORY
+    work.mkdir()
+    outcome = judge(name, b"\xff\xfe bad\n", str(work), SECONDS)
+    assert outcome.kind == "refused", outcome
+    assert repr(str(work))[1:-1] in outcome.detail, outcome.detail

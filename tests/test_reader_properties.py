@@ -194,15 +194,15 @@ def test_json_lines_and_arrays_read_back(tmp_path_factory, rows, ending, ascii_o
     """JSON Lines (any line end) and a JSON array of objects: the texts as written, labels trimmed."""
     objects = [{"text_a": a, "text_b": b, "label": label} for a, b, label in rows]
     if array:
-        text = json.dumps(objects, ensure_ascii=ascii_only, indent=1).replace("\n", ending)
+        text = "[" + ending + ("," + ending).join(json.dumps(o, ensure_ascii=ascii_only) for o in objects) + "]"
         path = tmp_path_factory.mktemp("json") / "train.json"
     else:
         text = "".join(json.dumps(o, ensure_ascii=ascii_only) + ending for o in objects)
         path = tmp_path_factory.mktemp("jsonl") / "train.jsonl"
     path.write_bytes(("\ufeff" if bom else "").encode() + text.encode("utf-8"))
     read = lambda: read_rows(str(path), Columns("text_a", "text_b", "label"))  # noqa: E731
-    written = [(index + 1, a, b, label) for index, (a, b, label) in enumerate(rows)]
-    expect_rows(path, read, written, lines=not array)  # an array's lines: see the findings
+    written = [(index + 1 + array, a, b, label) for index, (a, b, label) in enumerate(rows)]  # where it starts
+    expect_rows(path, read, written)
 
 
 JSON_ONE_LINE_CASES = {  # what a JSON reader must refuse in one line naming file:line
@@ -489,3 +489,72 @@ def test_corpus_bad_utf8_one_line_naming_the_line(tmp_path, data, line):
     path.write_bytes(data)
     message = refused_in_one_line(lambda: list(read_lines(str(path))), path)
     assert message.startswith(f"{path}:{line}: "), message
+
+
+UNICODE_SPACES = ["\u00a0", "\u2028", "\u2029", "\x85", "\x0c", "\x0b", "\x1c", "\x1f", "\u3000", "\u2009"]
+
+
+@examples(40)
+@given(words=st.lists(st.tuples(WORD, st.sampled_from(UNICODE_SPACES), WORD, TAG), min_size=1, max_size=3),
+       ending=LINE_ENDS, middle=st.booleans())
+def test_conll_word_holding_a_unicode_space_is_never_cut(tmp_path_factory, words, ending, middle):
+    """A CoNLL word holding a Unicode space other than space and tab (no-break space, U+2028, U+0085, form feed,
+    ideographic space...): read whole, or refused in one line -- never cut into a shorter word with the rest taken
+    for a middle column (columns are separated by spaces and tabs, as CoNLL's files are written)."""
+    lines = [" ".join([a + space + b, "NN", "O", tag] if middle else [a + space + b, tag]) for a, space, b, tag in words]
+    path = tmp_path_factory.mktemp("conll") / "train.txt"
+    path.write_bytes(ending.join(lines).encode("utf-8"))
+    try:
+        sentences = read_sentences(str(path))
+    except AlbertError as e:
+        assert message_fault(str(e), str(path)) is None, str(e)
+        return
+    assert sentences == [Sentence(tuple(a + space + b for a, space, b, _ in words), tuple(t for *_, t in words), 1)]
+
+
+BAD_BYTES = [b"\xff", b"\xc3(", b"\xed\xa0\x80", b"\xf8\x88\x80\x80\x80", b"\xe2\x82"]
+
+
+@examples(60)
+@given(before=st.lists(texts(without="\r\n\t,\"", max_pieces=3), min_size=1, max_size=5), ending=LINE_ENDS,
+       bad=st.sampled_from(BAD_BYTES), reader=st.sampled_from(["csv", "tsv", "conll", "glue", "corpus"]))
+def test_bytes_not_utf8_name_their_line(tmp_path_factory, before, ending, bad, reader):
+    """A byte UTF-8 cannot read, after lines of any text and line end: one line naming file:line of that byte."""
+    directory = tmp_path_factory.mktemp("bad")
+    head = ending.join(["a\tb" if reader in ("tsv", "glue") else "a,b" if reader == "csv" else "x O"] +
+                       [f"{t}\t1" if reader in ("tsv", "glue") else f"{t},1" if reader == "csv" else f"x{t} O"
+                        for t in before]) + ending
+    data = head.encode("utf-8") + b"y" + bad + b" O" + ending.encode()
+    line = len(before) + 2
+    if reader == "glue":
+        (directory / "SST-2").mkdir()
+        path = directory / "SST-2" / "train.tsv"
+        read = lambda: glue.read_examples(glue.get_task("sst-2"), str(directory), "train")  # noqa: E731
+    elif reader == "corpus":
+        path = directory / "corpus.txt"
+        read = lambda: list(read_lines(str(path)))  # noqa: E731
+    elif reader == "conll":
+        path = directory / "train.txt"
+        read = lambda: read_sentences(str(path))  # noqa: E731
+    else:
+        path = directory / f"train.{reader}"
+        read = lambda: read_rows(str(path), Columns(0, None, 1), header=False)  # noqa: E731
+    path.write_bytes(data)
+    message = refused_in_one_line(read, path)
+    assert message.startswith(f"{path}:{line}: "), message
+
+
+@examples(40)
+@given(rows=st.lists(st.tuples(st.text(st.characters(codec="cp1252", blacklist_characters="\t\r\n"), min_size=1,
+                                       max_size=20).filter(str.strip), st.sampled_from(["0", "1", " 1"])),
+                     min_size=1, max_size=4),
+       encoding=st.sampled_from(["utf-16", "cp1252", "latin-1", "utf-8-sig"]), ending=LINE_ENDS)
+def test_other_encodings_read_back(tmp_path_factory, rows, encoding, ending):
+    """--encoding: a TSV file in UTF-16 (its BOM), cp1252, Latin-1 or UTF-8 with a BOM reads back as written."""
+    if encoding == "latin-1":
+        rows = [(t.encode("cp1252").decode("latin-1"), label) for t, label in rows]
+        rows = [(t, label) for t, label in rows if t.strip()]  # cp1252's ellipsis is Latin-1's U+0085: text
+    path = tmp_path_factory.mktemp("enc") / "train.tsv"
+    path.write_bytes(ending.join(["text\tlabel"] + [f"{t}\t{label}" for t, label in rows]).encode(encoding))
+    expect_rows(path, lambda: read_rows(str(path), Columns("text", None, "label"), encoding=encoding),
+                [(i + 2, t, None, label) for i, (t, label) in enumerate(rows)])

@@ -49,13 +49,14 @@ def save(out: str, name: str, key: str, data: bytes, detail: str) -> str:
 
 def campaign(name: str, seconds: float, out: str, seed: int, bound: float, pool_limit: int = 400) -> dict:
     rng = random.Random(seed ^ zlib.crc32(name.encode()))
-    pool = list(seeds()[name])
+    base = list(seeds()[name])
+    pool = list(base)
     kinds, failures, counts = set(), {}, {"result": 0, "refused": 0, "failure": 0}
     deadline = time.monotonic() + seconds
     with tempfile.TemporaryDirectory() as work:
         queue = list(pool)
         while time.monotonic() < deadline:
-            data = queue.pop() if queue else mutate(rng, pool)
+            data = queue.pop() if queue else mutate(rng, base if rng.random() < 0.6 else pool)
             outcome = judge(name, data, work, bound)
             counts[outcome.kind] += 1
             if outcome.kind == "failure":
