@@ -1,5 +1,6 @@
 """RACE fine-tuning (run_race.py): train, evaluate every checkpoint keeping the best, predict the test set
-(predictions.json, accuracy overall / middle / high), export the serving model with its model.tflite."""
+(predictions.json, accuracy overall / middle / high), export the serving model with its model.tflite (packed ids)
+and, with a SentencePiece model, the serving model on raw text in its `text/` directory."""
 
 import json
 import os
@@ -9,6 +10,7 @@ from albert.data import cache
 from albert.data.features import PACKED_INPUTS, boundaries, step_boundaries
 from albert.data.readers import prediction_batches, race_dataset, race_decoder
 from albert.export.litert import file_length
+from albert.export.race_serving import export_race_text
 from albert.export.serving import export_packed
 from albert.export.tflite_metadata import describe
 from albert.jobs.outputs import append_eval_results, begin_training, record_model_files, write_results
@@ -60,6 +62,7 @@ class RaceFineTuning:
                                    rows_per_example=NUM_CHOICES, described=described, onnx_export=s.onnx_export)
             print(f"exported the serving model to {s.export_dir} and {report['path']} ({report['bytes']:,} bytes)"
                   + (f" and model.onnx ({s.onnx_export})" if s.onnx_export != "none" else ""))
+            self.export_text(os.path.join(s.export_dir, "text"))
         if s.do_predict:
             predictions, examples = self.predictions_of("test", s.predict_file, s.predict_batch_size)
             letters = {e.example_id: "ABCD"[int(p)] for e, p in zip(examples, predictions)}
@@ -67,6 +70,19 @@ class RaceFineTuning:
             write_text(os.path.join(s.output_dir, "predictions.json"), json.dumps(letters, indent=2) + "\n")
             write_results(os.path.join(s.output_dir, "predict_results.txt"), results)
             print("test " + " ".join(f"{k} {v:.4f}" for k, v in sorted(results.items())))
+
+    def export_text(self, path: str):
+        """The serving model on raw text (article, question, options -> probabilities, choice) in `path`, beside
+        the packed one; it tokenizes with SentencePiece in the graph, so a WordPiece run has only the packed one."""
+        s = self.settings
+        if not s.spm_model_file:
+            print("no raw-text serving model: it tokenizes with SentencePiece in the graph (--spm_model_file); "
+                  "the packed one takes ids from any tokenizer")
+            return
+        export_race_text(self.model, s.spm_model_file, s.do_lower_case, s.max_seq_length, s.max_qa_length, path,
+                         self.bounds)
+        print(f"exported the raw-text serving model to {path} (inputs: article, question, options [batch, "
+              f"{NUM_CHOICES}]; outputs: probabilities, choice)")
 
     def features(self, split: str, path: str | None, resumed: int | None = None) -> tuple:
         """The split's feature record, rebuilt unless made from these examples, tokenizer and settings (with
