@@ -31,10 +31,12 @@ def shared() -> str:
 
 
 # ------------------------------------------------------------------------------------------------------ targets
-def _write(path: str, data: bytes) -> str:
+def _write(path: str, data: bytes | None) -> str:
+    """`data` written at `path` (None: whatever is there already is read: a FIFO, a directory...)."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "wb") as f:
-        f.write(data)
+    if data is not None:
+        with open(path, "wb") as f:
+            f.write(data)
     return path
 
 
@@ -98,6 +100,15 @@ TARGETS = {  # name -> read(bytes, work directory): the reader's result for a fi
     "race-all": _race("all.txt"),
     "race-article": _race("1.txt"),
     "corpus": _corpus,
+}
+
+FILES = {  # target -> the file it reads, relative to its work directory
+    "own-csv": "train.csv", "own-csv-noheader": "train.csv", "own-tsv": "train.tsv", "own-tsv-test": "test.tsv",
+    "own-jsonl": "train.jsonl", "own-json": "train.json", "conll": "train.txt", "conll-test": "test.txt",
+    "conll-iobes": "train.txt", "ner-jsonl": "train.jsonl", "glue-sst-2": "SST-2/train.tsv",
+    "glue-cola": "CoLA/train.tsv", "glue-rte": "RTE/dev.tsv", "glue-qnli-test": "QNLI/test.tsv",
+    "glue-sts-b": "STS-B/train.tsv", "squad-train": "squad.json", "squad-predict": "squad.json",
+    "race-all": "RACE/train/middle/all.txt", "race-article": "RACE/train/middle/1.txt", "corpus": "corpus.txt",
 }
 
 # ------------------------------------------------------------------------------------------------------- seeds
@@ -301,8 +312,9 @@ def message_fault(message: str, work: str) -> str | None:
 
 
 def judge(name: str, data: bytes, work: str, seconds: float = PER_INPUT_SECONDS) -> Outcome:
-    """Read `data` with target `name` in directory `work` (emptied of the previous input's files first)."""
-    for directory, _, files in os.walk(work):
+    """Read `data` with target `name` in directory `work` (emptied of the previous input's files first; `data`
+    None: read what is there)."""
+    for directory, _, files in os.walk(work) if data is not None else ():
         for file in files:
             os.remove(os.path.join(directory, file))
     previous = signal.signal(signal.SIGALRM, _alarm)

@@ -4,6 +4,7 @@ Each input gives a result, or one AlbertError line of bounded length naming the 
 message of several lines, or a read past the per-input time bound. Deterministic: a fixed seed per reader. The
 long campaign is tools/fuzz_readers.py."""
 
+import os
 import random
 import zlib
 
@@ -58,3 +59,22 @@ def test_a_path_with_line_breaks_is_quoted_in_the_one_line(tmp_path, name):
     outcome = judge(name, b"\xff\xfe bad\n", str(work), SECONDS)
     assert outcome.kind == "refused", outcome
     assert repr(str(work))[1:-1] in outcome.detail, outcome.detail
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory", "missing"])
+@pytest.mark.parametrize("name", TARGETS)
+def test_what_is_no_regular_file_is_one_line_never_read(tmp_path, name, kind):
+    """A FIFO (nobody writing to it: reading would block forever), a directory or nothing where the reader's file
+    should be: one line naming it, at once."""
+    path = tmp_path / reader_targets.FILES[name]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "directory":
+        path.mkdir()
+    outcome = judge(name, None, str(tmp_path), SECONDS)
+    assert outcome.kind == "refused", outcome
+    words = {"fifo": "FIFO", "directory": "directory", "missing": "not found"}[kind]
+    if kind == "missing" and name.startswith("race"):
+        words = "no questions"  # RACE reads every file of a level's directory: here there is none
+    assert words in outcome.detail, outcome.detail

@@ -558,3 +558,34 @@ def test_other_encodings_read_back(tmp_path_factory, rows, encoding, ending):
     path.write_bytes(ending.join(["text\tlabel"] + [f"{t}\t{label}" for t, label in rows]).encode(encoding))
     expect_rows(path, lambda: read_rows(str(path), Columns("text", None, "label"), encoding=encoding),
                 [(i + 2, t, None, label) for i, (t, label) in enumerate(rows)])
+
+
+COLUMN_NAMES = st.one_of(st.sampled_from(["0", "1", "01", "²", "١", "1 ", " 1", "-1", "1.0", "x", "label", "",
+                                          "9" * 30, "\u2028", "a\nb"]), st.text(max_size=5), st.integers(-2, 3))
+
+
+@examples(60)
+@given(text_a=COLUMN_NAMES, label=COLUMN_NAMES, header=st.booleans(), labelled=st.booleans(),
+       kind=st.sampled_from(["csv", "tsv", "jsonl"]))
+def test_any_column_flag_is_a_column_or_one_line(tmp_path_factory, text_a, label, header, labelled, kind):
+    """--text_a_column / --label_column of any value (Unicode digits, spaces, signs, huge numbers, line breaks): a
+    column, or one line. Without a header a column is ASCII digits: `²` is no index. A test file may lack the label
+    column: its rows' label is then None."""
+    path = tmp_path_factory.mktemp("columns") / f"train.{kind}"
+    if kind == "jsonl":
+        path.write_text('{"0": "zero", "1": "one", "x": "ex", "label": "1"}\n', encoding="utf-8")
+    else:
+        separator = "," if kind == "csv" else "\t"
+        path.write_text(separator.join(["x", "label"]) + "\n" + separator.join(["text", "1"]) + "\n",
+                        encoding="utf-8")
+    read = lambda: read_rows(str(path), Columns(text_a, None, label), header=header, labelled=labelled)  # noqa: E731
+    try:
+        rows = read()
+    except AlbertError as e:
+        assert message_fault(str(e), str(path)) is None or message_fault(str(e), "--") is None, str(e)
+        if not header and kind != "jsonl" and str(text_a) in ("0", "1"):
+            assert str(label) not in ("0", "1") or not labelled
+        return
+    if kind != "jsonl" and not header:
+        assert isinstance(text_a, int) or (text_a.isascii() and text_a.isdigit()), (text_a, rows)
+    assert all(row.text_a for row in rows)

@@ -15,6 +15,7 @@ by (exception type, innermost place in albert/), one reproducer file each (the i
 
 import argparse
 import hashlib
+import json
 import os
 import random
 import re
@@ -114,6 +115,9 @@ def main(argv=None) -> int:
               f"{report['refusal kinds']} kinds of refusal), {len(report['failures'])} distinct failure(s)", flush=True)
         for key, path in report["failures"].items():
             print(f"    {key}: {path}")
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "summary.json"), "w", encoding="utf-8") as f:
+        json.dump({"minutes": args.minutes, "seed": args.seed, "readers": dict(rows)}, f, indent=1)
     print("\n| reader | inputs | read | refused | distinct failures |\n|---|---:|---:|---:|---:|")
     for name, report in rows:
         print(f"| {name} | {report['inputs']} | {report['result']} | {report['refused']} | "
