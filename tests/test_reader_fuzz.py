@@ -22,15 +22,14 @@ SEEDS = reader_targets.seeds()
 def test_every_input_is_read_or_refused_in_one_line(tmp_path, name):
     rng = random.Random(zlib.crc32(name.encode()))
     inputs = list(SEEDS[name]) + [mutate(rng, SEEDS[name]) for _ in range(INPUTS - len(SEEDS[name]))]
-    failures, counts = {}, {"result": 0, "refused": 0, "failure": 0}
+    failures, hangs = {}, 0
     for data in inputs:
         outcome = judge(name, data, str(tmp_path), SECONDS)
-        counts[outcome.kind] += 1
         if outcome.kind == "failure":
             failures.setdefault(outcome.key, (data, outcome.detail))
-            if outcome.key == "hang" and sum(k == "hang" for k in failures) and counts["failure"] > 2:
+            hangs += outcome.key == "hang"
+            if hangs == 2:
                 break  # each hang costs the whole bound: two say enough
-    assert counts["result"] + counts["refused"] + counts["failure"] >= min(len(inputs), 3)
     assert not failures, "\n".join(f"{key}: input {data[:300]!r} ({len(data)} bytes)\n  {detail[-600:]}"
                                    for key, (data, detail) in failures.items())
 

@@ -25,15 +25,20 @@ from albert.tasks.squad import SquadExample
 from tests.reader_targets import message_fault
 
 
+SCALE = int(os.environ.get("ALBERT_PROPERTY_SCALE", "1"))  # tools/fuzz_readers.py --properties: more examples
+
+
 def examples(count: int):
-    return settings(max_examples=count, derandomize=True, deadline=None, database=None,
+    """Seeded Hypothesis settings: `count` examples in the fast tier (times SCALE in a campaign, seeded anew)."""
+    return settings(max_examples=count * SCALE, derandomize=SCALE == 1, deadline=None, database=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
                                            HealthCheck.data_too_large])
 
 
 # ----------------------------------------------------------------------------------------------------- texts
 SPECIALS = ('"', "'", ",", ";", "\t", "\r", "\n", "\r\n", " ", "\u00a0", "\u2028", "\u2029", "\x85", "\x0c", "\x0b",
-            "\x1c", "\x1e", "\ufeff", "\\", "{", "}", "[", "]", "é", "😀", "\u0301", "\x00", "-DOCSTART-", "0", "1")
+            "\x1c", "\x1e", "\ufeff", "\\", "{", "}", "[", "]", "é", "😀", "\u0301", "\x00", "-DOCSTART-", "0", "1",
+            "\\ud800", "\\\\udc00", "\\u00e9", "𝄞")  # a backslash then `ud800` is text, no surrogate
 ANY_CHAR = st.characters(blacklist_categories=("Cs",))  # every code point but lone surrogates (no UTF-8 for them)
 PIECE = st.one_of(st.sampled_from(SPECIALS), ANY_CHAR, st.text(ANY_CHAR, min_size=250, max_size=400))
 

@@ -11,6 +11,7 @@ by (exception type, innermost place in albert/), one reproducer file each (the i
     python tools/fuzz_readers.py                              # 10 minutes per reader, every reader
     python tools/fuzz_readers.py --minutes 1 --readers own-csv,conll --out /tmp/fuzz
     python tools/fuzz_readers.py --replay /tmp/fuzz            # re-read saved reproducers (after a fix)
+    python tools/fuzz_readers.py --properties 20               # the property tests with 20 times their examples
 """
 
 import argparse
@@ -99,9 +100,17 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--bound", type=float, default=PER_INPUT_SECONDS, help="seconds per input before a hang")
     parser.add_argument("--replay", metavar="DIR", help="re-read the reproducers saved under DIR and stop")
+    parser.add_argument("--properties", type=int, metavar="SCALE", help="run tests/test_reader_properties.py with "
+                        "SCALE times its examples, randomly seeded (Hypothesis), and stop")
     args = parser.parse_args(argv)
     if args.replay:
         return 1 if replay(args.replay, args.bound) else 0
+    if args.properties:
+        import subprocess
+        environment = dict(os.environ, ALBERT_PROPERTY_SCALE=str(args.properties))
+        return subprocess.call([sys.executable, "-m", "pytest", "-n", "0", "-p", "no:cacheprovider", "-q",
+                                "--hypothesis-show-statistics", os.path.join(ROOT, "tests", "test_reader_properties.py")],
+                               cwd=ROOT, env=environment)
     names = [n.strip() for n in args.readers.split(",") if n.strip()]
     unknown = [n for n in names if n not in TARGETS]
     if unknown:
