@@ -5,7 +5,7 @@
 module that defines them is imported; `albert.load_model(path)` reads a `.keras` file of any model here.
 """
 
-import importlib
+from albert.ground.stderr_filter import import_quietly
 
 _NAMES = {  # public name -> the module that defines it (docs/architecture.md lists the modules)
     "AlbertConfig": "albert.config",
@@ -29,8 +29,8 @@ __all__ = sorted(_NAMES)
 
 
 def __getattr__(name):
-    if name in _NAMES:
-        return getattr(importlib.import_module(_NAMES[name]), name)
+    if name in _NAMES:  # TensorFlow's start-up lines kept off stderr when this starts it (its warnings pass)
+        return getattr(import_quietly(_NAMES[name]), name)
     raise AttributeError(f"module 'albert' has no attribute {name!r}")
 
 

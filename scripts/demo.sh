@@ -3,7 +3,8 @@
 #   1. a real-English corpus from the docstrings of the Python standard library and the installed packages
 #   2. an ALBERT-style SentencePiece model trained on it
 #   3. create_pretraining_data.py: masked-LM + sentence-order TFRecords (training and held-out documents)
-#   4. run_pretraining.py: a small ALBERT (4 layers sharing one block, H=128) with LAMB, bf16
+#   4. run_pretraining.py: a small ALBERT (4 layers sharing one block, H=128) with LAMB, in bf16 on a GPU or a CPU
+#      with native bf16 (AVX512-BF16 / AMX), in float32 elsewhere (where bf16 is slower); the first lines say which
 #   5. masked-LM and sentence-order accuracy on the held-out documents, next to chance
 #   6. run_classifier.py: fine-tune the pretrained model on a GLUE-format (MRPC layout) pair task made from the
 #      corpus -- are two consecutive sentences of a docstring in their order, or swapped? -- and print its dev
@@ -26,6 +27,9 @@ fi
 export TF_CPP_MIN_LOG_LEVEL=2
 # TensorFlow's start-up chatter (oneDNN, CUDA probing) is written before its log level applies: filter it.
 py() { .venv/bin/python "$@" 2> >(grep -v -E '^(WARNING: All log messages before absl|[IWE]0000 |To enable the)' >&2); }
+# bf16 only where it is fast (albert.ground.cpu.fast_precision owns the rule)
+read -r PRECISION WHY < <(.venv/bin/python tools/demo_precision.py)
+echo "precision: $PRECISION ($WHY)"
 OUT=${DEMO_DIR:-out/demo}
 STEPS=${DEMO_STEPS:-1500}
 SEQ=64
@@ -68,7 +72,7 @@ if [[ -s $OUT/model/model.ckpt-$STEPS.index ]]; then done_step "done before"; el
   py run_pretraining.py --input_file="$OUT/train.tfrecord" --eval_file="$OUT/heldout.tfrecord" \
     --output_dir="$OUT/model" --albert_config_file="$OUT/albert_config.json" --max_seq_length=$SEQ \
     --max_predictions_per_seq=$PRED --train_batch_size=64 --num_train_steps="$STEPS" --num_warmup_steps=100 \
-    --learning_rate=0.01 --save_checkpoints_steps=500 --iterations_per_loop=250 --mixed_precision=bf16 \
+    --learning_rate=0.01 --save_checkpoints_steps=500 --iterations_per_loop=250 --mixed_precision="$PRECISION" \
     --do_eval --eval_batch_size=64 --max_eval_steps=14
   done_step; fi
 
@@ -88,7 +92,7 @@ if newer "$OUT/pair_serving/saved_model.pb" "$OUT/model/model.ckpt-best.index"; 
   py run_classifier.py --task_name=MRPC --data_dir="$OUT/pair_task" --output_dir="$OUT/pair_classifier" \
     --albert_config_file="$OUT/albert_config.json" --spm_model_file="$OUT/spm.model" \
     --init_checkpoint="$OUT/model/model.ckpt-best" --do_train --do_eval --max_seq_length=$SEQ \
-    --train_batch_size=32 --train_step=300 --warmup_step=30 --learning_rate=2e-4 --save_checkpoints_steps=150 --eval_batch_size=64 --mixed_precision=bf16 \
+    --train_batch_size=32 --train_step=300 --warmup_step=30 --learning_rate=2e-4 --save_checkpoints_steps=150 --eval_batch_size=64 --mixed_precision="$PRECISION" \
     --export_dir="$OUT/pair_serving" | grep "^eval step\|^exported"
   done_step; fi
 py tools/demo_report.py finetune --output_dir="$OUT/pair_classifier" --dev_file="$OUT/pair_task/MRPC/dev.tsv" \

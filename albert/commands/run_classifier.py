@@ -19,7 +19,7 @@ from albert.ground.settings_flags import define
 from albert.ground.validators import check_output_path
 from albert.jobs.preflight import (check_fine_tuning, check_tokenizer_given, given_settings, settings_with_model_files,
                                    split_files)
-from albert.jobs.settings import GlueRun
+from albert.jobs.settings import GlueRun, with_epoch_steps
 from albert.tasks import own_data
 from albert.tasks.glue import get_task
 from albert.train.settings import Runtime
@@ -54,6 +54,9 @@ def validate() -> tuple:
         check_output_path("cached_dir", s.cached_dir.rstrip("/"), directory=True)
     runtime = RUNTIME.build()
     check_fine_tuning(s, *([s.data_dir] if s.task_name else task.files.values()))
+    s, line = with_epoch_steps(s, lambda: len(task.examples("train")), "rows")  # --num_train_epochs: the steps
+    if line:
+        print(line)
     return s, runtime, task
 
 

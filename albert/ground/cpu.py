@@ -21,3 +21,32 @@ def prefer_onednn():
     """TF_ENABLE_ONEDNN_OPTS=1 unless the user set it, on x86-64; effective only before TensorFlow is imported."""
     if platform.machine().lower() in X86_64:
         os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "1")
+
+
+# CPU flags (as /proc/cpuinfo names them) of native bf16 arithmetic: AVX512-BF16's dot products, AMX's tiles.
+NATIVE_BF16 = ("avx512_bf16", "amx_bf16")
+
+
+def cpu_flags(cpuinfo: str = "/proc/cpuinfo") -> frozenset:
+    """The CPU's feature flags (the first `flags` line of /proc/cpuinfo); empty where there is no such file."""
+    try:
+        with open(cpuinfo, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                if key.strip() == "flags":
+                    return frozenset(value.split())
+    except OSError:
+        pass
+    return frozenset()
+
+
+def fast_precision(flags, gpus: int) -> tuple:
+    """(precision, why) for a run that may train in bf16: bf16 on a GPU or on a CPU with native bf16 (AVX512-BF16 or
+    AMX), fp32 elsewhere -- a CPU without them emulates bf16 by converting to float32 and back, which is slower than
+    float32 alone (1.2x on an AVX2-only EPYC in the demo's pretraining)."""
+    if gpus:
+        return "bf16", f"{gpus} GPU{'s' if gpus > 1 else ''}"
+    native = [flag for flag in NATIVE_BF16 if flag in flags]
+    if native:
+        return "bf16", f"the CPU has native bf16 ({', '.join(native)})"
+    return "fp32", "the CPU has no native bf16 (no avx512_bf16 or amx_bf16 flag), where bf16 is slower than float32"

@@ -48,18 +48,21 @@ GROUPS = {
 
 
 def setting(default=dataclasses.MISSING, help: str = "", *, group: str, choices: tuple | None = None,
-            module: str | None = None, check=None, parse=None, why: str = "") -> dataclasses.Field:
+            module: str | None = None, check=None, parse=None, why: str = "", derived=None) -> dataclasses.Field:
     """A settings field and its flag: `help` (the flag's help text; its first sentence, up to the first '.', ':' or
     ';', is the flag's line in --help), `group` (what a user does with it: a key of GROUPS, its --help heading),
     `choices` (an enum flag; a value outside them is refused when the settings are built), `module` (the --helpfull
     heading; default: the command line's own; SHARED for the runners' shared flags), `check` (a function of (flag
     name, value) raising AlbertError: a range check, e.g. at_least(1)), `parse` (the flag is a string, this function
     of (flag name, text) makes the value), `why` (a field without a default is required: why, said in the
-    message)."""
+    message), `derived` (a function of the built settings: the value when the flag is not given, e.g. a stride from
+    the sequence length; the default is then None and the help says what it is)."""
     if group not in GROUPS:
         raise TypeError(f"group {group!r} is none of {', '.join(GROUPS)}")
     metadata = {"help": help, "group": group, "choices": choices, "module": module, "check": check, "parse": parse,
-                "why": why}
+                "why": why, "derived": derived}
+    if derived is not None and default is not None:
+        raise TypeError("a derived setting's default is None (the derived value stands in for it)")
     if isinstance(default, (list, dict, set)):
         raise TypeError("a setting's default must be immutable (a tuple, not a list)")
     if default is dataclasses.MISSING:
@@ -101,6 +104,9 @@ class Settings:
             if field.default is dataclasses.MISSING and (value is None or value == ""):
                 why = field.metadata.get("why")
                 raise AlbertError(f"--{names.get(field.name, field.name)} is required" + (f": {why}" if why else ""))
+        for field in dataclasses.fields(self):  # a derived default: from the other settings, when not given
+            if field.metadata.get("derived") and getattr(self, field.name) is None:
+                object.__setattr__(self, field.name, field.metadata["derived"](self))
         for field in dataclasses.fields(self):
             value, name = getattr(self, field.name), names.get(field.name, field.name)
             choices = field.metadata.get("choices")

@@ -8,9 +8,14 @@ for the duration of a command; a thread forwards every line to the real stderr e
 WARNING lines, the absl preamble, the CPU-instructions note, the no-GPU cuInit error) and the LiteRT interpreter's
 XNNPACK notice. Python tracebacks, warnings and TensorFlow's native errors pass. TF_CPP_MIN_LOG_LEVEL=0 or 1 set
 by the user turns the filter off.
+
+In Python, `import_quietly(name)` filters the same lines while TensorFlow is first imported and lists its devices
+(albert's lazy names load their modules inside it), and only then: TensorFlow's log level is left as it is, so its
+later warnings reach the user.
 """
 
 import contextlib
+import importlib
 import os
 import re
 import sys
@@ -58,13 +63,29 @@ def _pump(read_fd: int, out_fd: int):
     os.close(read_fd)
 
 
+def import_quietly(name: str):
+    """`importlib.import_module(name)`, TensorFlow's start-up lines filtered if this import starts TensorFlow: those
+    of the import, and the no-GPU cuInit error of the first device listing (done here; devices can still be
+    configured after it)."""
+    if "tensorflow" in sys.modules:
+        return importlib.import_module(name)
+    with filtered(quiet_logs=False):
+        module = importlib.import_module(name)
+        if "tensorflow" in sys.modules:
+            sys.modules["tensorflow"].config.list_physical_devices()
+    return module
+
+
 @contextlib.contextmanager
-def filtered():
+def filtered(quiet_logs: bool = True):
+    """Descriptor 2 through the filter while the block runs; `quiet_logs`: TensorFlow's native INFO and WARNING
+    logs off too (TF_CPP_MIN_LOG_LEVEL=2, unless the user set it), as a command line wants."""
     global _terminal
     if os.environ.get("TF_CPP_MIN_LOG_LEVEL", "").strip() in ("0", "1"):
         yield
         return
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    if quiet_logs:
+        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     _terminal = sys.stderr.isatty()
     sys.stderr.flush()
     saved = os.dup(2)

@@ -15,7 +15,7 @@ from albert.export.onnx import export_onnx
 from albert.export.tflite_metadata import describe
 from albert.ground.atomic import write_text
 from albert.jobs.outputs import append_eval_results, begin_training, record_model_files
-from albert.jobs.settings import NerRun
+from albert.jobs.settings import NerRun, with_epoch_steps
 from albert.model.task_models import AlbertTokenClassifier
 from albert.tasks.entities import score
 from albert.tasks.ner_data import LABELS_FILE, NerTask, labels_record, prediction_lines
@@ -55,6 +55,13 @@ class NerFineTuning:
         strategy, self.config = begin_job(runtime, settings.albert_config_file, settings.output_dir, self.seed)
         self.tokenizer = FullTokenizer(settings.vocab_file, settings.do_lower_case, settings.spm_model_file)
         check_batch_split("train_batch_size", settings.train_batch_size, strategy.num_replicas_in_sync)
+        self._features = {}
+        # --num_train_epochs: the steps are counted over the training windows, made here once
+        settings, line = with_epoch_steps(settings, lambda: len(self.features("train")[0]),
+                                          f"windows ({len(task.sentences.get('train', ())):,} sentences)")
+        if line:
+            print(line)
+        self.settings = settings
         with strategy.scope():
             self.model = AlbertTokenClassifier(self.config, num_labels=len(task.labels),
                                                dropout_prob=settings.dropout_prob)
@@ -65,7 +72,6 @@ class NerFineTuning:
         self.trainer = fine_tuning_trainer(runtime, strategy, self.model, optimizer, token_loss, self.config,
                                            settings.output_dir, settings.train_step, settings.train_batch_size,
                                            settings.max_seq_length, settings.length_buckets)
-        self._features = {}
 
     def features(self, split: str) -> tuple:
         """(windows, padded arrays) of a split, made once."""

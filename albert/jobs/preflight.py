@@ -15,6 +15,7 @@ from albert.ground.paths import is_remote
 from albert.ground.settings_flags import Flags
 from albert.ground.validators import check_output_path
 from albert.hub.resolve import resolve
+from albert.jobs.settings import check_one_length
 from albert.model.sizing import check_weights_fit
 from albert.tasks.own_data import SPLIT_FLAGS
 from albert.text.tokenization import load_sentencepiece
@@ -53,6 +54,8 @@ def given_settings(job: Flags, hub_module: str | None = None, values=flags.FLAGS
     given = job.given(values, unchecked=MODEL_FILE_FIELDS if reference else ())
     check_local_files(getattr(given, "albert_config_file", None), getattr(given, "spm_model_file", None),
                       getattr(given, "vocab_file", None))
+    if {"train_step", "num_train_epochs"} <= set(job.names):
+        check_one_length(given)
     return given
 
 

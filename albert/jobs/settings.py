@@ -18,6 +18,50 @@ INIT_CHECKPOINT_HELP = ("Warm start from any model reference: a checkpoint (orig
 CONFIG_HELP = ("Model config JSON, unless --init_checkpoint has one: a model directory holds its config "
                "(albert_config.json, or config.json).")
 OPTIMIZERS = ("adamw", "lamb")
+TRAIN_STEP = 1000  # run_classifier.py's --train_step when neither it nor --num_train_epochs is given
+EPOCHS_HELP = ("Epochs over your --train_file, instead of --train_step. The steps are its {what} x epochs / "
+               "--train_batch_size, printed when training starts.")
+TRAIN_STEP_HELP = (f"Training steps (default {TRAIN_STEP}, or from --num_train_epochs). The learning rate decays to "
+                   "0 over them.")
+
+
+def steps_unless_epochs(settings):
+    """--train_step's derived default: TRAIN_STEP, or none yet when --num_train_epochs gives the length (the steps
+    are counted from the train file: epoch_steps)."""
+    return None if settings.num_train_epochs is not None else TRAIN_STEP
+
+
+def check_one_length(settings):
+    """A training length is given as steps or as epochs, not both (before the derived default fills --train_step);
+    epochs are counted over a user's own train file (a GLUE task's examples are read once TensorFlow runs)."""
+    if settings.train_step is not None and settings.num_train_epochs is not None:
+        raise AlbertError(f"--train_step {settings.train_step} and --num_train_epochs {settings.num_train_epochs:g} "
+                          "both set the training length: pass one")
+    if settings.num_train_epochs is not None and getattr(settings, "task_name", None):
+        raise AlbertError("--num_train_epochs counts the rows of your own --train_file; for a GLUE task pass "
+                          "--train_step")
+
+
+def with_epoch_steps(settings, count, what: str) -> tuple:
+    """(settings, line): with --num_train_epochs and --do_train, the settings with --train_step counted from the
+    train file (`count()`: its examples, or windows) and the line that says so; else the settings as they are (no
+    training: --train_step's default) and no line."""
+    if settings.num_train_epochs is None:
+        return settings, None
+    if not settings.do_train:
+        return dataclasses.replace(settings, train_step=TRAIN_STEP, num_train_epochs=None), None
+    steps, line = epoch_steps(settings.num_train_epochs, count(), settings.train_batch_size, what)
+    return dataclasses.replace(settings, train_step=steps, num_train_epochs=None), line
+
+
+def epoch_steps(epochs: float, examples: int, batch_size: int, what: str = "examples") -> tuple:
+    """(steps, the line that says so) of `epochs` over `examples` (features, windows) in batches of `batch_size`:
+    int(examples / batch_size * epochs), as the original's run_squad.py counts them."""
+    steps = int(examples / batch_size * epochs)
+    if steps < 1:
+        raise AlbertError(f"--num_train_epochs {epochs:g} over {examples:,} {what} at --train_batch_size {batch_size} "
+                          "is less than one step: train more epochs, or pass a smaller --train_batch_size")
+    return steps, f"training {epochs:g} epochs of {examples:,} {what}: {steps:,} steps of {batch_size}"
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -128,7 +172,9 @@ class GlueRun(FineTuningExport):
     eval_batch_size: int = setting(8, "Eval batch.", check=at_least(1), group="evaluation")
     predict_batch_size: int = setting(8, "Predict batch.", check=at_least(1), group="evaluation")
     learning_rate: float = setting(5e-5, "Peak learning rate.", check=finite, group="training")
-    train_step: int = setting(1000, "Training steps (the decay horizon).", check=at_least(1), group="training")
+    train_step: int | None = setting(None, TRAIN_STEP_HELP, check=at_least(1), group="training",
+                                     derived=steps_unless_epochs)
+    num_train_epochs: float | None = setting(None, EPOCHS_HELP.format(what="rows"), check=finite, group="own_files")
     warmup_step: int = setting(0, "Warmup steps.", group="training")
     optimizer: str = setting("adamw", "Optimizer.", choices=OPTIMIZERS, group="training")
     export_dir: str | None = setting(None, "Export model.ckpt-best here for serving: a SavedModel that takes raw "
@@ -139,6 +185,10 @@ class GlueRun(FineTuningExport):
     seeds: tuple = setting((), "Comma-separated seeds: fine-tune once per seed (in output_dir/seed_<s>) and report "
                            "the mean, median and best dev metric (small GLUE tasks are seed-sensitive).",
                            parse=parse_seeds, group="training")
+
+    def __post_init__(self):
+        check_one_length(self)
+        super().__post_init__()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -162,8 +212,13 @@ class SquadRun(FineTuningExport):
     init_checkpoint: str | None = setting(None, INIT_CHECKPOINT_HELP, group="model")
     do_lower_case: bool = setting(True, "Lower-case the text.", group="model")
     max_seq_length: int = setting(384, "Tokens per feature.", check=at_least(1), group="inputs")
-    doc_stride: int = setting(128, "Pieces between the starts of consecutive document spans.", group="inputs")
-    max_query_length: int = setting(64, "Question pieces kept (the first ones).", check=at_least(1), group="inputs")
+    doc_stride: int | None = setting(None, "Span stride (default: --max_seq_length / 3). The pieces between the "
+                                     "starts of consecutive document spans of a long paragraph: 128 at the default "
+                                     "length 384.", check=at_least(1), group="inputs",
+                                     derived=lambda s: max(1, s.max_seq_length // 3))
+    max_query_length: int | None = setting(None, "Question pieces (default 64, at most --max_seq_length / 2). A "
+                                           "question's first pieces are kept: 64 from --max_seq_length 128 up.", check=at_least(1), group="inputs",
+                                           derived=lambda s: max(1, min(64, s.max_seq_length // 2)))
     do_train: bool = setting(False, "Train.", group="training")
     do_predict: bool = setting(False, "Predict --predict_file (scored at every checkpoint when it has answers).",
                                group="evaluation")
@@ -263,17 +318,22 @@ class NerRun(FineTuningExport):
     do_lower_case: bool = setting(True, "Lower-case the text (the released SentencePiece models do).", group="model")
     max_seq_length: int = setting(128, "Pieces per window, [CLS] and [SEP] included (at most "
                                   "max_position_embeddings).", check=at_least(3), group="inputs")
-    doc_stride: int = setting(64, "Pieces between the starts of a long sentence's windows (at most "
-                              "max_seq_length - 2).", check=at_least(1), group="inputs")
+    doc_stride: int | None = setting(None, "Window stride in pieces (default: --max_seq_length / 2). The pieces "
+                                     "between the starts of a long sentence's windows, at most --max_seq_length - "
+                                     "2: 64 at the default length 128.",
+                                     check=at_least(1), group="inputs", derived=lambda s: s.max_seq_length // 2)
     do_train: bool = setting(False, "Train.", group="training")
     do_eval: bool = setting(False, "Evaluate every checkpoint on --dev_file; keep model.ckpt-best by entity F1.",
                             group="evaluation")
     do_predict: bool = setting(False, "Tag --test_file with model.ckpt-best.", group="evaluation")
     train_batch_size: int = setting(32, "Global training batch (windows).", check=at_least(1), group="training")
-    eval_batch_size: int = setting(64, "Eval batch.", check=at_least(1), group="evaluation")
-    predict_batch_size: int = setting(64, "Predict batch.", check=at_least(1), group="evaluation")
+    eval_batch_size: int = setting(8, "Eval batch.", check=at_least(1), group="evaluation")
+    predict_batch_size: int = setting(8, "Predict batch.", check=at_least(1), group="evaluation")
     learning_rate: float = setting(5e-5, "Peak learning rate.", check=finite, group="training")
-    train_step: int = setting(1000, "Training steps (the decay horizon).", check=at_least(1), group="training")
+    train_step: int | None = setting(None, TRAIN_STEP_HELP, check=at_least(1), group="training",
+                                     derived=steps_unless_epochs)
+    num_train_epochs: float | None = setting(None, EPOCHS_HELP.format(what="windows (a long sentence makes "
+                                                                      "several)"), check=finite, group="training")
     warmup_step: int = setting(100, "Warmup steps.", check=at_least(0), group="training")
     optimizer: str = setting("adamw", "Optimizer.", choices=OPTIMIZERS, group="training")
     dropout_prob: float = setting(0.1, "Dropout before the token head.", check=probability, group="training")
@@ -282,4 +342,8 @@ class NerRun(FineTuningExport):
                                      "model.tflite "
                                      "(LiteRT: packed ids -> logits) and, with --onnx_export, model.onnx.",
                                      group="export")
+
+    def __post_init__(self):
+        check_one_length(self)
+        super().__post_init__()
 

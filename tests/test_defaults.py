@@ -1,0 +1,207 @@
+"""Defaults that fit each other (albert/jobs/settings.py, albert/ground/settings_flags.py's `derived`): a stride or
+a question length left out is derived from --max_seq_length, and refused only when the user set it and it does not
+fit; the same defaults for the same things across runners; --num_train_epochs instead of --train_step for a user's
+own files (run_classifier.py) and NER, the steps counted from the train file and printed. No TensorFlow here: the
+command lines' checks run in a subprocess up to the point where TensorFlow would start."""
+
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from absl import flags
+
+from albert.ground.errors import AlbertError
+from albert.ground.settings_flags import define
+from albert.jobs.settings import (GlueRun, NerRun, PretrainingRun, RaceRun, SquadRun, TRAIN_STEP, epoch_steps,
+                                  with_epoch_steps)
+from tests.helpers import ROOT
+
+HF = os.path.join(ROOT, "tests", "fixtures", "weights", "hf_pretraining")
+NEEDED = dict(output_dir="out", albert_config_file="albert_config.json")
+
+
+def squad(**given):
+    return SquadRun(spm_model_file="spm.model", **NEEDED, **given)
+
+
+@pytest.mark.parametrize("length,stride,query", [(384, 128, 64), (512, 170, 64), (128, 42, 64), (100, 33, 50),
+                                                 (32, 10, 16), (8, 2, 4)])
+def test_squad_stride_and_question_length_follow_max_seq_length(length, stride, query):
+    s = squad(max_seq_length=length)
+    assert (s.doc_stride, s.max_query_length) == (stride, query)
+    assert s.max_seq_length > s.max_query_length + 3  # what the features need: the derived values always fit
+
+
+def test_squad_defaults_are_the_originals_at_the_original_length():
+    s = squad()
+    assert (s.max_seq_length, s.doc_stride, s.max_query_length) == (384, 128, 64)
+
+
+def test_squad_values_the_user_gives_are_kept_and_refused_only_when_they_do_not_fit():
+    assert (squad(max_seq_length=32, doc_stride=4, max_query_length=8).doc_stride, ) == (4, )
+    assert squad(max_seq_length=512, doc_stride=128).doc_stride == 128  # the original's command, unchanged
+    with pytest.raises(AlbertError) as refused:
+        squad(max_seq_length=32, max_query_length=40)
+    assert str(refused.value) == ("--max_seq_length 32 must exceed --max_query_length 40 + 3 (room for [CLS], two "
+                                  "[SEP] and the document)")
+
+
+@pytest.mark.parametrize("length,stride", [(128, 64), (32, 16), (512, 256), (4, 2), (3, 1)])
+def test_ner_stride_is_half_the_window(length, stride):
+    s = NerRun(**NEEDED, max_seq_length=length)
+    assert s.doc_stride == stride and 1 <= s.doc_stride <= length - 2
+
+
+def test_a_derived_default_comes_through_the_generated_flags():
+    values = flags.FlagValues()
+    job = define(NerRun, values=values)
+    values(["run_ner.py", "--output_dir=out", "--albert_config_file=c.json", "--max_seq_length=32"])
+    assert values["doc_stride"].value is None  # not given ...
+    assert job.build(values).doc_stride == 16  # ... so derived
+    values(["run_ner.py", "--doc_stride=5"])
+    assert job.build(values).doc_stride == 5
+
+
+def test_eval_and_predict_batches_are_the_same_in_every_fine_tuning_runner():
+    """8, the original's run_classifier.py, run_squad.py and run_race.py default; run_pretraining.py's eval batch
+    is the original's 64 (docs/differences.md)."""
+    defaults = {cls.__name__: {f.name: f.default for f in dataclasses.fields(cls)
+                               if f.name in ("eval_batch_size", "predict_batch_size")}
+                for cls in (GlueRun, SquadRun, RaceRun, NerRun, PretrainingRun)}
+    assert defaults == {"GlueRun": {"eval_batch_size": 8, "predict_batch_size": 8},
+                        "SquadRun": {"predict_batch_size": 8},
+                        "RaceRun": {"eval_batch_size": 8, "predict_batch_size": 8},
+                        "NerRun": {"eval_batch_size": 8, "predict_batch_size": 8},
+                        "PretrainingRun": {"eval_batch_size": 64}}
+
+
+def test_steps_from_epochs():
+    assert epoch_steps(3, 1234, 32) == (115, "training 3 epochs of 1,234 examples: 115 steps of 32")  # 3702 // 32
+    assert epoch_steps(2.5, 10, 4, "rows")[0] == 6  # 25 / 4 = 6.25
+    with pytest.raises(AlbertError) as refused:
+        epoch_steps(1, 10, 32, "rows")
+    assert str(refused.value) == ("--num_train_epochs 1 over 10 rows at --train_batch_size 32 is less than one "
+                                  "step: train more epochs, or pass a smaller --train_batch_size")
+
+
+def test_train_step_default_unless_epochs():
+    assert NerRun(**NEEDED).train_step == TRAIN_STEP == 1000
+    assert GlueRun(**NEEDED).train_step == 1000
+    assert NerRun(**NEEDED, num_train_epochs=2.0).train_step is None  # counted from the train file
+    assert GlueRun(**NEEDED, train_step=7).train_step == 7
+
+
+@pytest.mark.parametrize("cls,given,message", [
+    (NerRun, dict(train_step=5, num_train_epochs=2.0),
+     "--train_step 5 and --num_train_epochs 2 both set the training length: pass one"),
+    (GlueRun, dict(train_step=5, num_train_epochs=0.5),
+     "--train_step 5 and --num_train_epochs 0.5 both set the training length: pass one"),
+    (GlueRun, dict(task_name="rte", num_train_epochs=3.0),
+     "--num_train_epochs counts the rows of your own --train_file; for a GLUE task pass --train_step"),
+    (NerRun, dict(num_train_epochs=float("nan")), "--num_train_epochs must be a finite number"),
+])
+def test_training_length_is_one_setting(cls, given, message):
+    with pytest.raises(AlbertError) as refused:
+        cls(**NEEDED, **given)
+    assert str(refused.value).startswith(message)
+
+
+def test_with_epoch_steps_sets_the_steps_from_the_count():
+    s, line = with_epoch_steps(GlueRun(**NEEDED, do_train=True, num_train_epochs=3.0, train_batch_size=4),
+                               lambda: 10, "rows")
+    assert (s.train_step, s.num_train_epochs, line) == (7, None, "training 3 epochs of 10 rows: 7 steps of 4")
+    s, line = with_epoch_steps(GlueRun(**NEEDED, do_eval=True, num_train_epochs=3.0), lambda: 1 / 0, "rows")
+    assert (s.train_step, line) == (TRAIN_STEP, None)  # nothing trained: nothing counted
+    given = GlueRun(**NEEDED, do_train=True, train_step=9)
+    assert with_epoch_steps(given, lambda: 1 / 0, "rows") == (given, None)
+
+
+# ------------------------------------------------------------------ the command lines, up to TensorFlow
+
+VALIDATE = """
+import sys
+from absl import flags
+from albert.commands import {command} as command
+flags.FLAGS(sys.argv)
+settings = command.validate()[0]
+print("validated", settings.doc_stride if hasattr(settings, "doc_stride") else "-", settings.train_step)
+print("tensorflow" in sys.modules)
+"""
+
+
+def validate(command: str, *args, cwd):
+    return subprocess.run([sys.executable, "-c", VALIDATE.format(command=command), command, *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=120, env=dict(os.environ, PYTHONPATH=ROOT))
+
+
+@pytest.fixture
+def files(tmp_path):
+    (tmp_path / "train.txt").write_text("".join(f"w{i} O\nParis B-LOC\n\n" for i in range(10)))
+    rows = [{"text": f"sentence number {i}", "label": "yes" if i % 2 else "no"} for i in range(10)]
+    (tmp_path / "train.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return tmp_path
+
+
+def test_run_ner_takes_a_short_max_seq_length_without_a_stride(files):
+    """The fixture model has 16 positions: --max_seq_length=16 alone was refused by the default stride of 64."""
+    done = validate("run_ner", "--train_file=train.txt", f"--init_checkpoint={HF}", "--output_dir=out",
+                    "--do_train", "--max_seq_length=16", cwd=files)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["validated 8 1000", "False"]
+    done = validate("run_ner", "--train_file=train.txt", f"--init_checkpoint={HF}", "--output_dir=out",
+                    "--do_train", "--max_seq_length=16", "--doc_stride=15", cwd=files)
+    assert done.returncode == 1 and done.stderr.strip().splitlines()[-1] == (
+        "albert.ground.errors.AlbertError: --doc_stride 15 must be at most --max_seq_length - 2 = 14 (windows would "
+        "skip pieces)")
+
+
+def test_run_classifier_counts_the_steps_of_its_epochs_before_tensorflow(files):
+    done = validate("run_classifier", "--train_file=train.jsonl", "--text_a_column=text",
+                    f"--init_checkpoint={HF}", "--output_dir=out", "--do_train", "--max_seq_length=16",
+                    "--num_train_epochs=3", "--train_batch_size=4", cwd=files)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["training 3 epochs of 10 rows: 7 steps of 4", "validated - 7", "False"]
+
+
+def test_run_classifier_refuses_both_lengths_before_reading_the_model(files):
+    done = subprocess.run([sys.executable, os.path.join(ROOT, "run_classifier.py"), "--train_file=train.jsonl",
+                           "--text_a_column=text", "--init_checkpoint=albert_base_v2", "--output_dir=out",
+                           "--do_train", "--num_train_epochs=3", "--train_step=10"], cwd=files,
+                          capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, ALBERT_OFFLINE="1"))
+    assert (done.returncode, done.stderr) == (2, "run_classifier.py: error: --train_step 10 and --num_train_epochs 3 "
+                                                 "both set the training length: pass one\n")
+    assert not os.path.exists(files / "out")
+
+
+def test_ner_counts_the_training_windows_for_its_epochs(tmp_path, capsys):
+    """The job makes the training windows once and counts them: a sentence longer than a window makes several.
+    Ten two-word sentences (one window each) and one of 40 words: windows of 6 pieces (8 less [CLS] and [SEP]) one
+    every 4 pieces until one reaches the end (as SQuAD's spans): 1 + ceil((pieces - 6) / 4) windows."""
+    from albert.jobs import ner
+    from albert.tasks.ner_data import ner_task
+    from albert.text.tokenization import FullTokenizer
+    from albert.train.settings import Runtime
+
+    letters = "abcdefghijklmnopqrstuvwxyzabcdefghijklmn"
+    (tmp_path / "train.txt").write_text("".join(f"a{i} O\nb B-LOC\n\n" for i in range(10))
+                                        + "".join(f"{c} O\n" for c in letters) + "\n")
+    task = ner_task({"train": str(tmp_path / "train.txt")})
+    spm = os.path.join(HF, "spiece.model")
+    settings = NerRun(output_dir=str(tmp_path / "out"), albert_config_file=os.path.join(HF, "config.json"),
+                      spm_model_file=spm, max_seq_length=8, doc_stride=4, do_train=True, num_train_epochs=2.0,
+                      train_batch_size=4)
+    job = ner.NerFineTuning(settings, Runtime(random_seed=1), task)
+    tokenizer = FullTokenizer(None, True, spm)
+    pieces = sum(max(1, len(tokenizer.tokenize(c))) for c in letters)  # each word alone; none is empty
+    long_windows = 1 + -(-(pieces - 6) // 4)
+    assert pieces > 40 and long_windows > 9
+    windows = job.features("train")[0]
+    assert [sum(1 for w in windows if w.sentence == i) for i in range(11)] == [1] * 10 + [long_windows]
+    steps = int((10 + long_windows) * 2 / 4)
+    assert job.settings.train_step == steps
+    assert capsys.readouterr().out.splitlines()[-1] == (f"training 2 epochs of {10 + long_windows} windows (11 "
+                                                        f"sentences): {steps} steps of 4")
