@@ -153,7 +153,8 @@ def check(spec: dict) -> dict:
         compare(report, "serving logits", served["logits"], expected)
         compare(report, "tflite logits", run_tflite(os.path.join(exports, "model.tflite"), inputs)["logits"],
                 expected)
-        savedmodels, tflite_files = [exports], [os.path.join(exports, "model.tflite")]
+        # and the raw-text serving model in its text/ (float32 too)
+        savedmodels, tflite_files = [exports, os.path.join(exports, "text")], [os.path.join(exports, "model.tflite")]
     elif kind == "keras":
         # A .keras file saved under mixed_bfloat16, loaded in this float32 process, and its export.
         model = albert.load_model(spec["keras_file"])
