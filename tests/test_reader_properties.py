@@ -506,7 +506,8 @@ def test_conll_word_holding_a_unicode_space_is_never_cut(tmp_path_factory, words
     """A CoNLL word holding a Unicode space other than space and tab (no-break space, U+2028, U+0085, form feed,
     ideographic space...): read whole, or refused in one line -- never cut into a shorter word with the rest taken
     for a middle column (columns are separated by spaces and tabs, as CoNLL's files are written)."""
-    lines = [" ".join([a + space + b, "NN", "O", tag] if middle else [a + space + b, tag]) for a, space, b, tag in words]
+    lines = [" ".join([a + space + b, "NN", "O", tag] if middle else [a + space + b, tag])
+             for a, space, b, tag in words]
     path = tmp_path_factory.mktemp("conll") / "train.txt"
     path.write_bytes(ending.join(lines).encode("utf-8"))
     try:
@@ -594,3 +595,25 @@ def test_any_column_flag_is_a_column_or_one_line(tmp_path_factory, text_a, label
     if kind != "jsonl" and not header:
         assert isinstance(text_a, int) or (text_a.isascii() and text_a.isdigit()), (text_a, rows)
     assert all(row.text_a for row in rows)
+
+
+@pytest.mark.parametrize("encoding,data", [
+    ("utf-7", b"text\tlabel\r\nfine\t0\r\na\t+2AA-\r\n"),
+    ("utf-7", b"text\tlabel\nfine\t0\na+2AA-\t1\n"),
+    ("unicode_escape", b"text\tlabel\nfine\t0\na\\ud800\t1\n"),
+    ("raw_unicode_escape", b"text\tlabel\nfine\t0\n\\udfff\t1\n"),
+])
+@pytest.mark.parametrize("reader", ["tsv", "conll"])
+def test_lone_surrogates_from_any_encoding_are_refused(tmp_path, encoding, data, reader):
+    """Whatever --encoding decodes the file, a lone surrogate (no character: no tokenizer and no UTF-8 file takes
+    it) is refused in one line naming its line (3), before anything is written."""
+    if reader == "conll":
+        data = data.replace(b"\t", b" ").replace(b"text label", b"x O").replace(b"fine 0", b"y O").replace(
+            b" 1", b" O").replace(b"a +2AA-", b"+2AA- O")
+        path = tmp_path / "train.txt"
+        read = lambda: read_sentences(str(path), encoding=encoding)  # noqa: E731
+    else:
+        path = tmp_path / "train.tsv"
+        read = lambda: read_rows(str(path), Columns("text", None, "label"), encoding=encoding)  # noqa: E731
+    path.write_bytes(data)
+    assert refused_in_one_line(read, path).startswith(f"{path}:3: ")
