@@ -19,6 +19,7 @@ Every message is one line, values quoted and cut (albert.ground.errors.shown).
 
 import codecs
 import json
+import json.scanner
 import os
 import re
 import stat
@@ -128,7 +129,8 @@ def line_of(text: str, offset: int | None) -> int:
 def stream_lines(raw, path: str, chunk: int = 1 << 20):
     """(line number, text) of a binary file object read in chunks (flat memory), split at LF, CRLF and CR, each line
     decoded as strict UTF-8, a byte order mark at the start left out."""
-    buffer, number = b"", 0
+    buffer, number = raw.read(3), 0
+    buffer = buffer.removeprefix(b"\xef\xbb\xbf")  # the byte order mark, before any line is split
 
     def decoded(data: bytes) -> str:
         try:
@@ -136,7 +138,7 @@ def stream_lines(raw, path: str, chunk: int = 1 << 20):
         except UnicodeDecodeError as e:
             raise AlbertError(f"{where(path, number)}: invalid UTF-8 (byte {e.start + 1} of the line); the corpus "
                               "must be UTF-8 text") from None
-        return text.removeprefix("\ufeff") if number == 1 else text
+        return text
 
     while True:
         data = raw.read(chunk)
@@ -247,11 +249,14 @@ def check_surrogates(text: str, path: str, first_line: int = 1):
 
 
 def _refused(e: BaseException, path: str, line: int, text: str = "", offset: int = 0) -> AlbertError:
-    """The one line for what the JSON parser refused (`text` from `offset`: what was being parsed, for positions)."""
+    """The one line for what the JSON parser refused (`text` from `offset`: what was being parsed, for positions;
+    past a whole text's first line, a refusal the parser gives no position for is found again: `_position`)."""
     if isinstance(e, json.JSONDecodeError):
         line += line_of(text, e.pos) - line_of(text, offset)
         column = e.pos - max(text.rfind("\n", 0, e.pos), text.rfind("\r", 0, e.pos))
         return AlbertError(f"{where(path, line)}: not JSON ({e.msg} at column {column})")
+    if offset == 0 and text:
+        line += line_of(text, _position(e, text)) - 1
     if isinstance(e, _Duplicate):
         return AlbertError(f"{where(path, line)}: the key {shown(e.args[0])} appears twice in one object; keep one")
     if isinstance(e, _Constant):
@@ -260,6 +265,59 @@ def _refused(e: BaseException, path: str, line: int, text: str = "", offset: int
         return AlbertError(f"{where(path, line)}: JSON nested too deep to read (over {sys.getrecursionlimit()} "
                            "levels): refused")
     return AlbertError(f"{where(path, line)}: a number of more than {sys.get_int_max_str_digits()} digits: refused")
+
+
+_STRING = r'"(?:[^"\\]++|\\.)*+"'
+_TOKENS = {  # what the parser met, found outside strings: the first such token is where it stopped
+    _Constant: re.compile(rf"{_STRING}|(-?Infinity|NaN)"),
+    ValueError: re.compile(rf"{_STRING}|(-?[0-9]{{{sys.get_int_max_str_digits() + 1},}})"),
+    RecursionError: re.compile(rf"{_STRING}|([\[{{]|[\]}}])"),
+}
+
+
+def _position(e: BaseException, text: str) -> int:
+    """Where in `text` the parser met what `e` says (0 when it cannot be found again)."""
+    if isinstance(e, _Duplicate):
+        return _duplicate_position(text)
+    pattern = next((p for kind, p in _TOKENS.items() if isinstance(e, kind)), None)
+    depth, deepest, at = 0, 0, 0
+    for match in pattern.finditer(text) if pattern else ():
+        token = match.group(1)
+        if token is None:
+            continue
+        if not isinstance(e, RecursionError):
+            return match.start()
+        depth += 1 if token in "[{" else -1
+        if depth > deepest:
+            deepest, at = depth, match.start()
+    return at
+
+
+def _duplicate_position(text: str) -> int:
+    """Where the object holding a key twice starts: the text parsed again by the pure-Python scanner, each object's
+    start kept (only on this error path: the C scanner gives the hook no position)."""
+    starts = []
+
+    def parse_object(s_and_end, *args, **kwargs):
+        starts.append(s_and_end[1] - 1)
+        try:
+            return json.decoder.JSONObject(s_and_end, *args, **kwargs)
+        except _Duplicate as e:
+            e.position = getattr(e, "position", starts[-1])
+            raise
+        finally:
+            starts.pop()
+
+    decoder = json.JSONDecoder(object_pairs_hook=_object, parse_constant=float)
+    decoder.parse_object = parse_object
+    decoder.scan_once = json.scanner.py_make_scanner(decoder)
+    try:
+        decoder.decode(text)
+    except _Duplicate as e:
+        return getattr(e, "position", 0)
+    except (ValueError, RecursionError):
+        pass
+    return 0
 
 
 def parse_json(text: str, path: str, line: int = 1):

@@ -1,6 +1,6 @@
 """Token-classification files (run_ner.py): CoNLL columns and JSON Lines, read into sentences of words and tags.
 
-    CoNLL       one word per line, whitespace-separated columns, the word first and the tag last (CoNLL-2003's
+    CoNLL       one word per line, columns separated by spaces or tabs, the word first and the tag last (CoNLL-2003's
                 `EU NNP B-NP B-ORG`, or the 2-column `EU B-ORG`); a blank line ends a sentence; a `-DOCSTART-` line
                 starts a document. Every line of a file has the same number of columns.
     JSON Lines  one sentence per line: {"tokens": ["EU", "rejects", ...], "tags": ["B-ORG", "O", ...]}.
@@ -10,12 +10,15 @@ A test file may have no tags (CoNLL: one column; JSON Lines: no "tags"). Tags ar
 
 import dataclasses
 import os
+import re
 
 from albert.ground import userfiles
+from albert.ground.userfiles import LINE_END
 from albert.ground.errors import AlbertError, shown
 from albert.tasks.entities import check_tag, split_tag
 
 DOCSTART = "-DOCSTART-"
+_COLUMNS = re.compile(r"[ \t]+")  # columns split at spaces and tabs; other Unicode spaces stay inside a word
 FORMATS = ("conll", "jsonl")
 
 
@@ -58,7 +61,7 @@ def _conll(path: str, text: str, scheme: str, labelled: bool) -> list:
             words, tags, document = [], [], False
 
     for number, line in enumerate(userfiles.lines(text), 1):
-        fields = line.split()
+        fields = _COLUMNS.split(line.strip(" \t")) if line.strip() else []
         if not fields:
             close()
             continue
@@ -91,8 +94,10 @@ def _jsonl(path: str, text: str, scheme: str, labelled: bool) -> list:
         if not isinstance(value, dict) or not isinstance(value.get("tokens"), list):
             raise AlbertError(f'{where}: a row is an object {{"tokens": [...], "tags": [...]}}')
         words, tags = value["tokens"], value.get("tags")
-        if not words or not all(isinstance(w, str) and w.strip() and not any(c.isspace() for c in w) for w in words):
-            raise AlbertError(f"{where}: \"tokens\" must be a non-empty list of words (strings without spaces)")
+        if not words or not all(isinstance(w, str) and w.strip() and not _COLUMNS.search(w) and not LINE_END.search(w)
+                                for w in words):
+            raise AlbertError(f"{where}: \"tokens\" must be a non-empty list of words (strings without spaces, tabs "
+                              "or line ends)")
         if tags is None:
             if labelled:
                 raise AlbertError(f'{where}: no "tags"; train and dev rows need one tag per token')

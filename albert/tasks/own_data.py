@@ -33,7 +33,7 @@ class Columns:
 
 @dataclasses.dataclass(frozen=True)
 class Row:
-    line: int  # where the row starts in its file (1-based); for a JSON array, the object's index + 1
+    line: int  # where the row starts in its file (1-based); for a JSON array, the line its object starts on
     text_a: str
     text_b: str | None
     label: str | None
