@@ -1,7 +1,8 @@
 """run_race.py's serving model on raw text (albert.export.race_serving): its in-graph packing equals
 albert.tasks.race.convert_example's ids; after a short run, the SavedModel in its export's `text/`, loaded in a process
 that imports only tensorflow and tensorflow_text, chooses as run_race.py --do_predict did, with the Keras model's
-probabilities on the run's own feature record (1e-5); bad requests are one-line errors and the process serves on."""
+probabilities on the run's own feature record (1e-5) and AlbertMultipleChoice.choose's on the same strings; bad requests
+are one-line errors and the process serves on."""
 
 import json
 import random
@@ -147,6 +148,12 @@ def test_raw_text_serving_chooses_as_run_race_did(race_run, tmp_path):
     logits = np.asarray(model({k: batch[k] for k in ("input_ids", "input_mask", "segment_ids")}))
     np.testing.assert_allclose(served["logits"], logits, atol=1e-5)
     np.testing.assert_allclose(served["probabilities"], tf.nn.softmax(logits, -1).numpy(), atol=1e-5)
+    # and the Python API on the same strings (AlbertMultipleChoice.choose): the same choices and probabilities
+    model.preprocessor = albert.AlbertPreprocessor(SPM, seq_length=SEQ)
+    chosen = model.choose([e.context for e in examples], [e.question for e in examples],
+                          [list(e.options) for e in examples], max_seq_length=SEQ, max_qa_length=QA)
+    assert [c["index"] for c in chosen] == served["choice"]
+    np.testing.assert_allclose([c["probabilities"] for c in chosen], served["probabilities"], atol=1e-5)
     assert served["errors"] == [
         ["assertion failed: [options: row 1 has an empty option; every question takes as many options as the model "
          "chooses among, none empty]"],
