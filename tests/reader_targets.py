@@ -2,8 +2,9 @@
 reads it; a seed corpus per target (small slices of the real files in ../shared, read in place, and files written
 here); a deterministic mutator; and the judge of one outcome: a result, or one AlbertError line of bounded length
 naming the file -- anything else (another exception, a message of several lines or without the file, a hang) is a
-failure, keyed by (exception type, innermost place in albert/). Used by tests/test_reader_fuzz.py (the fast tier)
-and tools/fuzz_readers.py (the long campaign)."""
+failure, keyed by (exception type, innermost place in albert/). A result is checked too: no lone surrogate, labels
+and tags trimmed and on one line, no blank text, no word holding a space. Used by tests/test_reader_fuzz.py (the
+fast tier) and tools/fuzz_readers.py (the long campaign)."""
 
 import csv
 import dataclasses
@@ -12,6 +13,7 @@ import io
 import json
 import os
 import random
+import re
 import signal
 import time
 import traceback
@@ -95,6 +97,9 @@ TARGETS = {  # name -> read(bytes, work directory): the reader's result for a fi
     "glue-rte": _glue("rte", "dev"),
     "glue-qnli-test": _glue("qnli", "test"),
     "glue-sts-b": _glue("sts-b", "train"),
+    "own-csv-utf16": _own("train.csv", own_data.Columns("sentence", None, "label"),
+                          encoding="utf-16"),
+    "conll-latin1": _ner("train.txt", encoding="latin-1"),
     "squad-train": _squad(True),
     "squad-predict": _squad(False),
     "race-all": _race("all.txt"),
@@ -107,7 +112,8 @@ FILES = {  # target -> the file it reads, relative to its work directory
     "own-jsonl": "train.jsonl", "own-json": "train.json", "conll": "train.txt", "conll-test": "test.txt",
     "conll-iobes": "train.txt", "ner-jsonl": "train.jsonl", "glue-sst-2": "SST-2/train.tsv",
     "glue-cola": "CoLA/train.tsv", "glue-rte": "RTE/dev.tsv", "glue-qnli-test": "QNLI/test.tsv",
-    "glue-sts-b": "STS-B/train.tsv", "squad-train": "squad.json", "squad-predict": "squad.json",
+    "glue-sts-b": "STS-B/train.tsv", "own-csv-utf16": "train.csv", "conll-latin1": "train.txt",
+    "squad-train": "squad.json", "squad-predict": "squad.json",
     "race-all": "RACE/train/middle/all.txt", "race-article": "RACE/train/middle/1.txt", "corpus": "corpus.txt",
 }
 
@@ -225,6 +231,9 @@ def _seeds() -> dict:
         "glue-rte": rte or [b"index\tsentence1\tsentence2\tlabel\n0\ta\tb\tentailment\n"],
         "glue-qnli-test": [b"\n".join(line.rsplit(b"\t", 1)[0] for line in seed.split(b"\n")) for seed in qnli],
         "glue-sts-b": [sts],
+        "own-csv-utf16": [data.decode("utf-8").encode("utf-16") for data in own_csv],
+        "conll-latin1": [data.decode("utf-8").encode("latin-1", "replace") for data in conll_bytes[:3]] + [
+            "Müller B-PER\r\nnaïve O\r\n\x85 O\r\n".encode("latin-1")],
         "squad-train": [_squad_file(rows)],
         "squad-predict": [_squad_file(rows[4:])],
         "race-all": [race_all],
@@ -300,6 +309,38 @@ def _place(error: BaseException) -> str:
     return f"{os.path.relpath(frame.filename, ROOT)}:{frame.lineno} ({frame.name})"
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_BREAK = re.compile(r"[\t\n\r]")
+
+
+def _strings(value):
+    if isinstance(value, str):
+        yield value
+    elif dataclasses.is_dataclass(value):
+        for field in dataclasses.fields(value):
+            yield from _strings(getattr(value, field.name))
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _strings(item)
+
+
+def result_fault(result) -> str | None:
+    """What a reader's result breaks of the rules (None: nothing): no lone surrogate in any text; a label or tag
+    trimmed, on one line; a text never blank (own files); a CoNLL word without a space or a tab."""
+    if any(_SURROGATE.search(text) for text in _strings(result)):
+        return "a lone surrogate in the result"
+    for item in result if isinstance(result, list) else ():
+        labels = [getattr(item, "label", None)] if hasattr(item, "text_a") and not isinstance(
+            getattr(item, "label", None), float) else list(getattr(item, "tags", None) or ())
+        if any(isinstance(x, str) and (x != x.strip() or _BREAK.search(x) or not x) for x in labels):
+            return "a label or tag not trimmed, empty or holding a line break"
+        if hasattr(item, "text_a") and hasattr(item, "line") and not item.text_a.strip():
+            return "a row without text"
+        if any(not word or " " in word or "\t" in word for word in getattr(item, "words", ())):
+            return "a word empty or holding a space"
+    return None
+
+
 def message_fault(message: str, work: str) -> str | None:
     """What is wrong with a refusal's message (None: one line, bounded, naming the file)."""
     if len(message.splitlines()) != 1 or "\r" in message or "\n" in message:
@@ -321,8 +362,9 @@ def judge(name: str, data: bytes, work: str, seconds: float = PER_INPUT_SECONDS)
     signal.setitimer(signal.ITIMER_REAL, seconds)
     started = time.monotonic()
     try:
-        TARGETS[name](data, work)
-        outcome = Outcome("result")
+        result = TARGETS[name](data, work)
+        fault = result_fault(result)
+        outcome = Outcome("result") if fault is None else Outcome("failure", f"result: {fault}", repr(result)[:2000])
     except _Hang:
         outcome = Outcome("failure", "hang", f"over {seconds:g} s")
     except AlbertError as e:
