@@ -10,8 +10,10 @@
   any length as an int32 tensor). ALBERT's normalisation and SentencePiece with the digit-comma rule, in the graph
   (albert.text.graph_tokenizer): the ids equal `FullTokenizer`'s, pairs truncated by the original's rule.
 - mlm: the encoder's call plus `masked_lm_positions` -> `mlm_logits` [B,P,V] and `sop_logits` [B,2].
+- fill_mask: raw texts holding `[MASK]` -> each mask's top-k pieces, words and probabilities
+  (albert.export.fill_mask_serving).
 
-Each computes in float32 whatever the model was trained in. Loading the preprocessor needs `import
+Each computes in float32 whatever the model was trained in. Loading the preprocessor and fill_mask needs `import
 tensorflow_text`; the others need only TensorFlow. Also here: the release-layout checkpoint export
 (export_checkpoints.py).
 """
@@ -26,6 +28,7 @@ from albert.config import AlbertConfig
 from albert.data.buckets import cut_to_bucket
 from albert.data.features import boundaries
 from albert.ground.errors import AlbertError
+from albert.export.fill_mask_serving import export_fill_mask
 from albert.export.litert import export_tflite, file_length
 from albert.export.savedmodel import HUB_INPUTS, encoder_inputs, int_spec, root_with_variables, save
 from albert.export.tflite_metadata import describe
@@ -168,7 +171,8 @@ def export_hub_models(albert_directory: str, export_path: str, checkpoint_name: 
                       length_buckets: str = "default", tflite_metadata: str = "tokenizer",
                       tflite_length: str = "default") -> str:
     """export_to_tfhub.py: a model directory (release layout, Hugging Face, keras-hub) as export_path/encoder (with
-    its model.tflite), export_path/preprocessor and export_path/mlm, written whole or not at all."""
+    its model.tflite), export_path/preprocessor, export_path/mlm and export_path/fill_mask, written whole or not at
+    all."""
     files = read_model_directory(albert_directory, checkpoint_name, spm_model_file, MODEL_DIRECTORY_FLAGS)
     model, config = load_pretrainer(files)
     seq_length = seq_length or min(DEFAULT_SEQ_LENGTH, config.max_position_embeddings)
@@ -194,10 +198,11 @@ def export_hub_models(albert_directory: str, export_path: str, checkpoint_name: 
                              described=described)
         export_encoder(model.encoder, os.path.join(tmp, "mlm"), assets, mlm_model=model)
         export_preprocessor(files.spm_model, do_lower_case, os.path.join(tmp, "preprocessor"), seq_length, bounds)
+        export_fill_mask(model, files.spm_model, do_lower_case, seq_length, os.path.join(tmp, "fill_mask"))
         os.remove(os.path.join(tmp, "albert_config.json"))
     length = f"length {seq_length}" if lite_length else f"any length up to {seq_length}"
     return (f"exported {out}/encoder (and encoder/model.tflite, {lite['bytes']:,} bytes, {length}), "
-            f"{out}/preprocessor and {out}/mlm from {files.weights}")
+            f"{out}/preprocessor, {out}/mlm and {out}/fill_mask from {files.weights}")
 
 
 def export_release_checkpoint(albert_directory: str, export_path: str, checkpoint_name: str,
