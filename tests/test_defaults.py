@@ -15,6 +15,7 @@ from absl import flags
 
 from albert.ground.errors import AlbertError
 from albert.ground.settings_flags import define
+from albert.jobs.preflight import given_settings
 from albert.jobs.settings import (GlueRun, NerRun, PretrainingRun, RaceRun, SquadRun, TRAIN_STEP, epoch_steps,
                                   with_epoch_steps)
 from tests.helpers import ROOT
@@ -53,6 +54,30 @@ def test_squad_values_the_user_gives_are_kept_and_refused_only_when_they_do_not_
 def test_ner_stride_is_half_the_window(length, stride):
     s = NerRun(**NEEDED, max_seq_length=length)
     assert s.doc_stride == stride and 1 <= s.doc_stride <= length - 2
+
+
+@pytest.mark.parametrize("length,qa", [(512, 128), (256, 128), (128, 64), (16, 8)])
+def test_race_question_length_follows_max_seq_length(length, qa):
+    assert RaceRun(data_dir="race", **NEEDED, max_seq_length=length).max_qa_length == qa
+    assert RaceRun(data_dir="race", **NEEDED, max_seq_length=length, max_qa_length=5).max_qa_length == 5
+
+
+def test_the_checks_before_the_model_see_the_derived_values():
+    """albert.jobs.preflight.given_settings: what a command checks before it resolves a model reference has the
+    derived defaults too (run_race.py refuses --max_seq_length <= --max_qa_length + 3 there)."""
+    values = flags.FlagValues()
+    job = define(RaceRun, values=values)
+    values(["run_race.py", "--data_dir=race", "--output_dir=out", f"--albert_config_file={HF}/config.json",
+            "--max_seq_length=64"])
+    given = given_settings(job, values=values)
+    assert (given.max_seq_length, given.max_qa_length) == (64, 32)
+    values = flags.FlagValues()
+    job = define(NerRun, values=values)
+    values(["run_ner.py", "--output_dir=out", f"--albert_config_file={HF}/config.json", "--num_train_epochs=2"])
+    assert (given_settings(job, values=values).train_step, given_settings(job, values=values).doc_stride) == (None, 64)
+    values(["run_ner.py", "--train_step=3"])
+    with pytest.raises(AlbertError, match="^--train_step 3 and --num_train_epochs 2 both set the training length"):
+        given_settings(job, values=values)
 
 
 def test_a_derived_default_comes_through_the_generated_flags():

@@ -3,6 +3,7 @@ original's --albert_hub_module_handle or --init_checkpoint naming a model direct
 tokenizer and the checkpoint are there, whole and fit each other, and that an export can be written where it is asked
 for. Each check is one line naming the flag and the file (AlbertError)."""
 
+import dataclasses
 import os
 
 from absl import flags
@@ -56,6 +57,9 @@ def given_settings(job: Flags, hub_module: str | None = None, values=flags.FLAGS
                       getattr(given, "vocab_file", None))
     if {"train_step", "num_train_epochs"} <= set(job.names):
         check_one_length(given)
+    for field in dataclasses.fields(job.cls):  # the derived defaults, as the built settings will have them
+        if field.metadata.get("derived") and getattr(given, field.name) is None:
+            setattr(given, field.name, field.metadata["derived"](given))
     return given
 
 

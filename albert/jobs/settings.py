@@ -271,7 +271,10 @@ class RaceRun(FineTuningExport):
     do_lower_case: bool = setting(True, "Lower-case the text.", group="model")
     dropout_prob: float = setting(0.1, "Dropout on the pooled output before the scoring layer.", group="training")
     max_seq_length: int = setting(512, "Tokens per (article, question+option) row.", check=at_least(1), group="inputs")
-    max_qa_length: int = setting(128, "Question+option tokens kept (the last ones).", check=at_least(1), group="inputs")
+    max_qa_length: int | None = setting(None, "Question+option tokens (default 128 or half the length). The last "
+                                        "ones are kept: by default 128, or --max_seq_length / 2 below 256.",
+                                        check=at_least(1), group="inputs",
+                                        derived=lambda s: max(1, min(128, s.max_seq_length // 2)))
     high_only: bool = setting(False, "RACE-H only.", group="inputs")
     middle_only: bool = setting(False, "RACE-M only.", group="inputs")
     do_train: bool = setting(True, "Train.", group="training")
