@@ -18,6 +18,7 @@ Every message is one line, values quoted and cut (albert.ground.errors.shown).
 """
 
 import codecs
+import itertools
 import json
 import json.scanner
 import os
@@ -104,7 +105,23 @@ def decode(data: bytes, path: str, encoding: str = "utf-8", fix: str = UTF8_FIX)
         line = line_of(data[:e.start].decode(name, "replace"), None)
         said = "UTF-8" if name == "utf-8" else name
         raise AlbertError(f"{where(path, line)}: byte 0x{data[e.start]:02x} is not {said} text; {fix}") from None
+    if name not in _NO_SURROGATES:
+        check_no_surrogate(text, path)
     return text.removeprefix("\ufeff")
+
+
+_NO_SURROGATES = {"utf-8", "utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-32-be", "utf-8-sig",
+                  "latin-1", "ascii", "iso8859-1"}  # codecs that never give one (they refuse such bytes)
+_SURROGATE_CHARACTER = re.compile("[\ud800-\udfff]")
+
+
+def check_no_surrogate(text: str, path: str):
+    """A text decoded by a codec that can yield lone UTF-16 surrogates (utf-7, unicode_escape, ...) holds none: they
+    are no characters, and no tokenizer or UTF-8 file can take them."""
+    match = _SURROGATE_CHARACTER.search(text)
+    if match:
+        raise AlbertError(f"{where(path, line_of(text, match.start()))}: {shown(match.group())} is half of a UTF-16 "
+                          "surrogate pair, not a character; save the file as UTF-8")
 
 
 def read_text(path: str, what: str = "file", encoding: str = "utf-8", fix: str = UTF8_FIX) -> str:
@@ -127,37 +144,37 @@ def line_of(text: str, offset: int | None) -> int:
 
 
 def stream_lines(raw, path: str, chunk: int = 1 << 20):
-    """(line number, text) of a binary file object read in chunks (flat memory), split at LF, CRLF and CR, each line
-    decoded as strict UTF-8, a byte order mark at the start left out."""
-    buffer, number = raw.read(3), 0
-    buffer = buffer.removeprefix(b"\xef\xbb\xbf")  # the byte order mark, before any line is split
+    """(line number, text) of a binary file object read in chunks (flat memory, linear time however long a line),
+    split at LF, CRLF and CR, each line decoded as strict UTF-8, a byte order mark at the start left out."""
+    number, held, after_cr = 0, [], False
 
     def decoded(data: bytes) -> str:
         try:
-            text = data.decode("utf-8")
+            return data.decode("utf-8")
         except UnicodeDecodeError as e:
             raise AlbertError(f"{where(path, number)}: invalid UTF-8 (byte {e.start + 1} of the line); the corpus "
                               "must be UTF-8 text") from None
-        return text
 
-    while True:
-        data = raw.read(chunk)
+    first = raw.read(3).removeprefix(b"\xef\xbb\xbf")  # the byte order mark, before any line is split
+    for data in itertools.chain([first], iter(lambda: raw.read(chunk), b"")):
+        if after_cr and data.startswith(b"\n"):
+            data = data[1:]  # the LF of a CRLF whose CR ended the previous chunk
+        after_cr = data.endswith(b"\r")
         if not data:
-            break
-        buffer += data
-        held = buffer.endswith(b"\r")  # its LF may start the next chunk
-        parts = _BYTE_LINE_END.split(buffer[:-1] if held else buffer)
-        buffer = parts.pop() + (b"\r" if held else b"")
-        for part in parts:
+            continue
+        parts = _BYTE_LINE_END.split(data)  # only the new bytes are searched
+        held.append(parts[0])
+        if len(parts) == 1:
+            continue
+        number += 1
+        yield number, decoded(b"".join(held))
+        for part in parts[1:-1]:
             number += 1
             yield number, decoded(part)
-    if buffer:
-        parts = _BYTE_LINE_END.split(buffer)
-        if parts[-1] == b"":
-            parts.pop()
-        for part in parts:
-            number += 1
-            yield number, decoded(part)
+        held = [parts[-1]]
+    if any(held):
+        number += 1
+        yield number, decoded(b"".join(held))
 
 
 # ------------------------------------------------------------------------------------------------ CSV and TSV
