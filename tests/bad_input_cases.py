@@ -50,7 +50,8 @@ CASES = [
     ("pt", ["--init_checkpoint=albert_bse_v2"], "run_pretraining.py: error: albert_bse_v2: not a file or directory, "
                                                 "and not a known model name (closest known names: albert_base_v2"),
     ("pt", ["--init_checkpoint=http://127.0.0.1:9/albert_models/albert_base_v2.tar.gz"],
-     "run_pretraining.py: error: 127.0.0.1:9: cannot be reached ("),
+     "run_pretraining.py: error: http://127.0.0.1:9/albert_models/albert_base_v2.tar.gz: cannot be downloaded from "
+     "127.0.0.1:9 (connection refused)"),
     ("pt", ["--init_checkpoint=kaggle://keras/albert"], "kaggle://keras/albert: a Kaggle model handle is "
                                                         "kaggle://owner/model/framework/variation/version"),
     ("pt", ["--init_checkpoint={w}/emptydir"], "{w}/emptydir: --init_checkpoint is a directory with no checkpoint"),
@@ -156,7 +157,8 @@ CASES = [
     ("sq", ["--spm_model_file=", "--init_checkpoint={TF1}/model.ckpt",
             "--albert_config_file={TF1}/albert_config.json"], "--spm_model_file is required"),
     ("sq", ["--albert_hub_module_handle=http://127.0.0.1:9/google/albert_base/3"],
-     "run_squad.py: error: 127.0.0.1:9: cannot be reached ("),
+     "run_squad.py: error: http://127.0.0.1:9/google/albert_base/3: cannot be downloaded from 127.0.0.1:9 "
+     "(connection refused)"),
     ("sq", ["--max_seq_length=32"], "--max_seq_length 32 exceeds max_position_embeddings (16)"),
     ("sq", ["--doc_stride=0"], "--doc_stride"),
     ("sq", ["--max_query_length=0"], "--max_query_length must be at least 1"),

@@ -12,6 +12,9 @@
 Every request is logged (`server.log`: method, path). `slow` paths are sent in small pieces with pauses (to kill
 a client half-way); `cut` paths promise the whole length and stop half-way. The server runs in a daemon thread and
 shuts itself down after `lifetime` seconds whatever happens.
+
+For network failures: `refusing_port()` (nothing listens), `Failing("reset")` (every connection reset) and
+`Failing("silent")` (never an answer).
 """
 
 import hashlib
@@ -19,6 +22,8 @@ import http.server
 import io
 import json
 import os
+import socket
+import struct
 import tarfile
 import threading
 import time
@@ -205,3 +210,48 @@ class Hub:
     def add_file(self, path: str, data: bytes) -> str:
         self.files[path] = data
         return self.url + path
+
+
+# ------------------------------------------------------------------------------------- servers that fail, on purpose
+def refusing_port() -> int:
+    """A port of 127.0.0.1 where nothing listens: a connection to it is refused."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Failing:
+    """A server on 127.0.0.1 that fails every connection one way: `reset` reads the request and resets the
+    connection (RST, no answer); `silent` accepts and never answers (the client's timeout ends it)."""
+
+    def __init__(self, kind: str):
+        assert kind in ("reset", "silent"), kind
+        self.kind, self.held, self.connections = kind, [], 0
+        self.socket = socket.socket()
+        self.socket.bind(("127.0.0.1", 0))
+        self.socket.listen(64)
+        self.url = f"http://127.0.0.1:{self.socket.getsockname()[1]}"
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        while True:
+            try:
+                connection, _ = self.socket.accept()
+            except OSError:  # closed by stop()
+                return
+            self.connections += 1
+            if self.kind == "silent":
+                self.held.append(connection)
+                continue
+            connection.settimeout(5)
+            try:
+                connection.recv(65536)
+            except OSError:
+                pass
+            connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # close = RST
+            connection.close()
+
+    def stop(self):
+        self.socket.close()
+        for connection in self.held:
+            connection.close()

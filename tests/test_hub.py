@@ -225,7 +225,8 @@ ERRORS = [
                                          "terms on the Hub and set HF_TOKEN"),
     ("no such file (404)", "{url}/albert_models/missing.tar.gz", "{url}/albert_models/missing.tar.gz: not found "
                                                                  "(HTTP 404)"),
-    ("no network", "http://127.0.0.1:9/albert_models/x.tar.gz", "127.0.0.1:9: cannot be reached ("),
+    ("no network", "http://127.0.0.1:9/albert_models/x.tar.gz", "http://127.0.0.1:9/albert_models/x.tar.gz: cannot be "
+                                                                "downloaded from 127.0.0.1:9 (connection refused)"),
     ("truncated download", "{url}/albert_models/cut.tar.gz", "{url}/albert_models/cut.tar.gz: the download "),
     ("corrupt archive", "{url}/albert_models/garbage.tar.gz", ": not a readable tar archive ("),
     ("no module at the URL", "{url}/google/not_a_model/1", "{url}/google/not_a_model/1: serves no TF Hub module"),
@@ -233,7 +234,8 @@ ERRORS = [
                                                                         "archive; refused, nothing extracted"),
     ("link in the archive", "{url}/albert_models/link.tar.gz", "member model/spiece.model is a link (/etc/passwd); "
                                                                "refused, nothing extracted"),
-    ("offline, not cached", "albert_xxlarge_v1", "albert_xxlarge_v1.tar.gz: not in the cache"),
+    ("offline, not cached", "albert_xxlarge_v1", "albert_xxlarge_v1 (https://storage.googleapis.com/albert_models/"
+                                                 "albert_xxlarge_v1.tar.gz): not in the cache"),
     ("bad Kaggle handle", "kaggle://keras/albert", "kaggle://keras/albert: a Kaggle model handle is"),
 ]
 

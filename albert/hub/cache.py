@@ -49,21 +49,28 @@ def not_cached(reference: str, target: str) -> AlbertError:
     return AlbertError(f"{reference}: {endpoints.not_cached_offline(f'the cache ({target})')}")
 
 
+def location(target: str) -> str:
+    """Where an entry would be, as a network failure's line names it: the cache's folder for its kind."""
+    return f"the cache ({os.path.dirname(target)})"
+
+
 def fetched(reference: str, url: str, target: str, headers: dict | None = None, check=None,
-            descriptor: bool = False) -> str:
+            descriptor: bool = False, shown: str | None = None) -> str:
     """The model folder of the archive at `url`, downloaded once into the cache entry `target`. `check(folder)`
     raises for an archive that is not what `reference` promised (the entry is then removed); `descriptor` writes
-    tensorflow_hub's descriptor file beside the entry (a TF Hub handle's)."""
+    tensorflow_hub's descriptor file beside the entry (a TF Hub handle's). `shown`: the reference as the user
+    wrote it, for the messages (default `reference`)."""
+    shown = shown or reference
     if os.path.isdir(target):
         return archives.model_folder(target)
     if endpoints.offline():
-        raise not_cached(reference, target)
+        raise not_cached(shown, target)
     with locked(target):
         if os.path.isdir(target):  # another process downloaded it while this one waited
             return archives.model_folder(target)
         archive = target + ".archive"
         if not os.path.isfile(archive):
-            download.fetch(url, archive, f"downloading {reference}", headers)
+            download.fetch(url, archive, shown, location(target), headers)
         try:
             folder = archives.unpack(archive, target)
         finally:

@@ -1,21 +1,22 @@
 """One HTTP download, whole or not at all: streamed to `<file>.part` (resumed with a Range request when a killed
 run left one and the server allows it, else restarted), checked against the size the server gave, renamed into
 place. A progress bar with size and rate on a terminal (ALBERT_PROGRESS=1 forces it, ALBERT_NOPROGRESS=1 or a
-non-terminal stderr keeps it quiet). Every failure is one AlbertError naming the URL or host and the fix."""
+non-terminal stderr keeps it quiet). Every failure is one AlbertError naming the URL or host and the fix; a network
+failure (albert.hub.network) names the model reference too."""
 
 import errno
+import http.client
 import os
 import sys
 import time
 import urllib.error
-import urllib.parse
 import urllib.request
 
 from albert.ground.errors import AlbertError
-from albert.hub.endpoints import OFFLINE_SWITCH, token_variable
+from albert.hub import network
+from albert.hub.endpoints import token_variable
 
 CHUNK = 1 << 20
-TIMEOUT = float(os.environ.get("ALBERT_DOWNLOAD_TIMEOUT", "60"))  # seconds without a byte before giving up
 
 
 def progress_wanted() -> bool:
@@ -68,41 +69,38 @@ def http_error(url: str, code: int, headers=None) -> AlbertError:
     return AlbertError(f"{url}: the server answered HTTP {code}; try again later")
 
 
-def unreachable(url: str, reason) -> AlbertError:
-    host = urllib.parse.urlsplit(url).netloc or url
-    return AlbertError(f"{host}: cannot be reached ({reason}); to use only what is cached, set {OFFLINE_SWITCH}")
-
-
-def fetch(url: str, path: str, label: str, headers: dict | None = None) -> str:
-    """Download `url` to `path` (its directory exists), resuming `path`.part. Returns `path`."""
+def fetch(url: str, path: str, reference: str, cache: str, headers: dict | None = None) -> str:
+    """Download `url` to `path` (its directory exists), resuming `path`.part. Returns `path`. `reference` is what
+    the user named, `cache` where its copy would be kept (both for the line a network failure gives)."""
     part = path + ".part"
     have = os.path.getsize(part) if os.path.isfile(part) else 0
     request = urllib.request.Request(url, headers=dict(headers or {}))
     if have:
         request.add_header("Range", f"bytes={have}-")
     try:
-        response = urllib.request.urlopen(request, timeout=TIMEOUT)
+        response = urllib.request.urlopen(request, timeout=network.timeout())
     except urllib.error.HTTPError as e:
         if e.code == 416 and have:  # the part is not a prefix the server recognises: start again
             os.remove(part)
-            return fetch(url, path, label, headers)
+            return fetch(url, path, reference, cache, headers)
         raise http_error(url, e.code, e.headers) from None
-    except (urllib.error.URLError, OSError) as e:
-        raise unreachable(url, getattr(e, "reason", e)) from None
+    except (urllib.error.URLError, OSError) as e:  # whatever the socket met: one line, naming the reference
+        raise network.unreachable(reference, url, network.reason(e) or str(e), cache) from None
     with response:
         if have and response.status != 206:
             have = 0  # the server sends the whole file again
         length = response.headers.get("Content-Length")
         total = have + int(length) if length is not None else None
-        progress = Progress(label, total, have)
+        progress = Progress(f"downloading {reference}", total, have)
         try:
             with open(part, "ab" if have else "wb") as out:
                 while True:
                     try:
                         chunk = response.read1(CHUNK)  # what has arrived: progress and .part keep up
-                    except (OSError, urllib.error.URLError) as e:
-                        raise AlbertError(f"{url}: the download broke off after {progress.done:,} bytes ({e}); run "
-                                          "again to resume it") from None
+                    except (OSError, urllib.error.URLError, http.client.HTTPException) as e:
+                        why = network.reason(e) or str(e)
+                        raise AlbertError(f"{reference}: the download from {network.host(url)} broke off after "
+                                          f"{progress.done:,} bytes ({why}); run again to resume it") from None
                     if not chunk:
                         break
                     out.write(chunk)

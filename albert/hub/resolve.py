@@ -21,7 +21,7 @@ import re
 import urllib.parse
 
 from albert.ground.errors import AlbertError
-from albert.hub import archives, cache, download, endpoints, huggingface_files, names
+from albert.hub import archives, cache, download, endpoints, huggingface_files, names, network
 from albert.ground.paths import is_remote
 
 HF_FILES, HF_WEIGHTS = huggingface_files.download_patterns()
@@ -30,22 +30,22 @@ _HF_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+(@[\w./-]+)?$")
 
 def resolve(reference: str) -> str:
     """The local path of a model reference (see the module's docstring), downloaded and cached if need be."""
-    reference = str(reference)
-    if not _local(reference):
-        reference = names.NAMES.get(reference, reference)  # a name stands for its hub reference
+    reference = shown = str(reference)
+    if not _local(reference) and reference in names.NAMES:  # a name stands for its hub reference
+        reference, shown = names.NAMES[reference], f"{reference} ({names.NAMES[reference]})"
     if _local(reference):
         return cache.unpacked(reference) if os.path.isfile(reference) and archives.is_archive(reference) \
             else reference
     if reference.startswith("hf://"):
-        return huggingface(reference[len("hf://"):])
+        return huggingface(reference[len("hf://"):], shown)
     if reference.startswith("kaggle://"):
-        return kaggle(reference[len("kaggle://"):])
+        return kaggle(reference[len("kaggle://"):], shown)
     if reference.startswith(("http://", "https://")):
         url = endpoints.address(reference)
         if archives.is_archive(urllib.parse.urlsplit(url).path):
             target = os.path.join(cache.root(), "urls", cache.key(reference))
-            return cache.fetched(reference, url, target)
-        return tfhub(reference)
+            return cache.fetched(reference, url, target, shown=shown)
+        return tfhub(reference, shown)
     if is_remote(reference):  # gs://, hdfs://, ...: TensorFlow's file systems read these where they are
         return reference
     if _HF_ID.match(reference):
@@ -63,12 +63,13 @@ def _local(reference: str) -> bool:
     return os.path.exists(reference) or os.path.exists(reference + ".index")
 
 
-def tfhub(handle: str) -> str:
-    """A TF Hub handle's module, fetched as tensorflow_hub does: `<handle>?tf-hub-format=compressed`."""
+def tfhub(handle: str, shown: str | None = None) -> str:
+    """A TF Hub handle's module, fetched as tensorflow_hub does: `<handle>?tf-hub-format=compressed`. `shown`: the
+    reference as the user wrote it (a name), for the messages."""
     url = endpoints.address(handle.rstrip("/"))
     query = "&" if "?" in url else "?"
     return cache.fetched(handle, f"{url}{query}tf-hub-format=compressed", cache.tfhub_entry(handle),
-                         check=lambda folder: _check_module(handle, folder), descriptor=True)
+                         check=lambda folder: _check_module(handle, folder), descriptor=True, shown=shown)
 
 
 def _check_module(handle: str, folder: str):
@@ -77,7 +78,7 @@ def _check_module(handle: str, folder: str):
                           "of a model, e.g. https://tfhub.dev/google/albert_base/3")
 
 
-def kaggle(handle: str) -> str:
+def kaggle(handle: str, shown: str | None = None) -> str:
     """owner/model/framework/variation/version -> the model's files, from Kaggle's model download API."""
     parts = handle.strip("/").split("/")
     if len(parts) != 5 or not parts[4].isdigit():
@@ -85,28 +86,42 @@ def kaggle(handle: str) -> str:
                           "version, e.g. kaggle://keras/albert/keras/albert_base_en_uncased/5")
     url = f"{endpoints.kaggle()}/api/v1/models/{'/'.join(parts)}/download"
     target = os.path.join(cache.root(), "kaggle", *parts)
-    return cache.fetched(f"kaggle://{handle}", url, target, endpoints.kaggle_headers())
+    return cache.fetched(f"kaggle://{handle}", url, target, endpoints.kaggle_headers(), shown=shown)
 
 
-def huggingface(repo: str) -> str:
+def huggingface(repo: str, shown: str | None = None) -> str:
     """A Hugging Face repo's config, weights and SentencePiece model, through huggingface_hub (its cache)."""
     from huggingface_hub import HfApi, snapshot_download  # noqa: PLC0415 -- not the package's own module
     from huggingface_hub import errors as hf_errors  # noqa: PLC0415
     from huggingface_hub.utils import disable_progress_bars, enable_progress_bars  # noqa: PLC0415
 
     repo_id, _, revision = repo.partition("@")
-    endpoint = endpoints.huggingface()
+    endpoint, shown = endpoints.huggingface(), shown or repo
     (enable_progress_bars if download.progress_wanted() else disable_progress_bars)()
     token, offline = os.environ.get("HF_TOKEN") or None, endpoints.offline()
+    everything = HF_FILES + [p for group in HF_WEIGHTS for p in group]  # offline: whichever is cached
+
+    def snapshot(patterns, local_only):
+        return snapshot_download(repo_id, revision=revision or None, allow_patterns=patterns, endpoint=endpoint,
+                                 cache_dir=endpoints.huggingface_cache(), local_files_only=local_only, token=token,
+                                 etag_timeout=network.timeout())
+
+    def unreachable(why):
+        try:
+            cached = bool(snapshot(everything, True))
+        except (hf_errors.LocalEntryNotFoundError, OSError, ValueError):
+            cached = False
+        where = f"the Hugging Face cache ({endpoints.huggingface_cache()})"
+        return network.unreachable(shown, endpoint, why, where, cached)
+
     try:
-        patterns = HF_FILES + [p for group in HF_WEIGHTS for p in group]  # offline: whichever is cached
+        patterns = everything
         if not offline:  # one weights format, the first the repo has: safetensors, the PyTorch pickle, tf_model.h5
             files = [s.rfilename for s in HfApi(endpoint=endpoint, token=token).model_info(
-                repo_id, revision=revision or None).siblings or []]
+                repo_id, revision=revision or None, timeout=network.timeout()).siblings or []]
             has = [any(fnmatch.fnmatch(name, p) for name in files for p in group) for group in HF_WEIGHTS]
             patterns = HF_FILES + HF_WEIGHTS[has.index(True) if True in has else 0]
-        return snapshot_download(repo_id, revision=revision or None, allow_patterns=patterns, endpoint=endpoint,
-                                 cache_dir=endpoints.huggingface_cache(), local_files_only=offline, token=token)
+        return snapshot(patterns, offline)
     except hf_errors.GatedRepoError:
         raise AlbertError(f"{repo_id}: a gated or private Hugging Face repo (HTTP 401/403); accept its terms on the "
                           "Hub and set HF_TOKEN to a token that may read it") from None
@@ -115,13 +130,17 @@ def huggingface(repo: str) -> str:
                           "HF_TOKEN), and no such local path; check the organisation and name") from None
     except hf_errors.RevisionNotFoundError:
         raise AlbertError(f"{repo}: the repo has no revision {revision!r}; pass a branch, tag or commit") from None
-    except hf_errors.LocalEntryNotFoundError:
-        if endpoints.offline():
-            raise AlbertError(f"{repo}: {endpoints.not_cached_offline('the Hugging Face cache')}") from None
-        raise AlbertError(f"{urllib.parse.urlsplit(endpoint).netloc}: cannot be reached for {repo}; to use only "
-                          "what is cached, set HF_HUB_OFFLINE=1") from None
-    except hf_errors.HfHubHTTPError as e:
-        raise AlbertError(f"{repo_id}: the Hugging Face Hub answered {str(e).splitlines()[0][:160]}") from None
-    except OSError as e:
-        raise AlbertError(f"{repo_id}: could not be downloaded ({str(e).splitlines()[0][:160]}); free disk space "
-                          "or set HF_HUB_CACHE elsewhere") from None
+    except hf_errors.LocalEntryNotFoundError as e:
+        if offline:
+            raise AlbertError(f"{shown}: {endpoints.not_cached_offline('the Hugging Face cache')}") from None
+        raise unreachable(network.reason(e) or "no answer") from None  # huggingface_hub's word for no network
+    except Exception as e:  # the transport's own errors (httpx, ...), an HTTP status, the file system's
+        why = network.reason(e)
+        if why is not None:
+            raise unreachable(why) from None
+        if isinstance(e, hf_errors.HfHubHTTPError):
+            raise AlbertError(f"{repo_id}: the Hugging Face Hub answered {str(e).splitlines()[0][:160]}") from None
+        if isinstance(e, OSError):
+            raise AlbertError(f"{repo_id}: could not be downloaded ({str(e).splitlines()[0][:160]}); free disk "
+                              "space or set HF_HUB_CACHE elsewhere") from None
+        raise
