@@ -127,6 +127,7 @@ def test_v2_answers_and_no_answers_are_run_squads(v2, tmp_path):
                               "null_score": null_odds[str(i)]}
     assert all(a["has_answer"] for a in v2.answer(questions, contexts, null_score_diff_threshold=1e9, **WINDOWS))
     assert not any(a["has_answer"] for a in v2.answer(questions, contexts, null_score_diff_threshold=-1e9, **WINDOWS))
+    assert v2.answer([], []) == []
 
 
 RACE_ITEMS = [("Tom went to the market to buy apples, but the stall had only pears and plums left.",
@@ -155,6 +156,7 @@ def test_choose_is_run_races_prediction(chooser, tmp_path):
     assert [c["option"] for c in chosen] == [o[c["index"]] for (_, _, o), c in zip(RACE_ITEMS, chosen)]
     one = chooser.choose(*RACE_ITEMS[1], max_seq_length=48, max_qa_length=16)
     assert one == chosen[1]
+    assert chooser.choose([], [], []) == []
 
 
 def test_the_defaults_are_the_runners():
@@ -168,10 +170,11 @@ def test_the_defaults_are_the_runners():
         for length in (16, 40, 127, 128, 384, 512):
             runner = types.SimpleNamespace(max_seq_length=length)
             assert getattr(answering, name)(length) == derive(runner), (name, length)
-    race_fields = {f.name: f.default for f in dataclasses.fields(RaceRun)}
-    assert inspect.signature(AlbertMultipleChoice.choose).parameters["max_qa_length"].default == \
-        race_fields["max_qa_length"]
-    assert answering.RACE_MAX_SEQ_LENGTH == race_fields["max_seq_length"]
+    race_fields = {f.name: f for f in dataclasses.fields(RaceRun)}
+    assert answering.RACE_MAX_SEQ_LENGTH == race_fields["max_seq_length"].default
+    for length in (16, 40, 255, 256, 512):
+        runner = types.SimpleNamespace(max_seq_length=length)
+        assert answering.max_qa_length(length) == race_fields["max_qa_length"].metadata["derived"](runner), length
 
 
 @pytest.mark.parametrize("call, message", [
@@ -212,3 +215,59 @@ def test_bad_choices_are_one_line(chooser, args, message):
     with pytest.raises(AlbertError) as caught:
         chooser.choose(*args)
     assert str(caught.value) == message
+
+
+def long_dev_file(path, rng, version_2: bool):
+    """Questions on contexts of ~40 words (several windows at max_seq_length 20): the answer follows `code`."""
+    from tests.squad_helpers import ANSWERS, FILLER
+
+    data, gold = [], {}
+    for p in range(12):
+        words = [rng.choice(FILLER) for _ in range(40)]
+        answer = "" if version_2 and p % 3 == 0 else rng.choice(ANSWERS)
+        qa = {"id": f"q{p}", "question": "what is the code?", "answers": [], "is_impossible": not answer}
+        if answer:
+            at = rng.randrange(len(words) + 1)
+            words[at:at] = ["code", answer]
+            qa["answers"] = [{"text": answer, "answer_start": len(" ".join(words[:at + 1])) + 1}]
+        data.append({"title": f"t{p}", "paragraphs": [{"context": " ".join(words).capitalize() + ".", "qas": [qa]}]})
+        gold[f"q{p}"] = answer
+    path.write_text(json.dumps({"version": "v2.0" if version_2 else "1.1", "data": data}))
+    return data, gold
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("version_2", [False, True])
+def test_a_trained_model_answers_long_contexts_as_run_squad_predicts(tmp_path, version_2):
+    """run_squad.py trains a tiny model and predicts long contexts; answer() in this process gives the same texts."""
+    import random
+
+    from albert.weights.loader import init_from_checkpoint
+    from tests.squad_helpers import make_sentencepiece, make_squad, run_squad, tiny_config
+
+    rng = random.Random(3)
+    spm = make_sentencepiece(tmp_path, rng)
+    make_squad(tmp_path / "train.json", rng, 300, version_2)
+    data, gold = long_dev_file(tmp_path / "dev.json", rng, version_2)
+    out = tmp_path / "out"
+    windows = ["--max_seq_length=20", "--max_query_length=8", "--doc_stride=6", "--predict_batch_size=16"]
+    result = run_squad(f"--albert_config_file={tiny_config(tmp_path)}", f"--spm_model_file={spm}", *windows,
+                       f"--output_dir={out}", f"--train_file={tmp_path / 'train.json'}",
+                       f"--predict_file={tmp_path / 'dev.json'}", "--do_train", "--do_predict",
+                       "--train_batch_size=16", "--num_train_epochs=10", "--learning_rate=1e-3",
+                       "--save_checkpoints_steps=100", "--iterations_per_loop=100", "--random_seed=1",
+                       *(["--version_2_with_negative", "--null_score_diff_threshold=0.0"] if version_2 else []))
+    assert result.returncode == 0, result.stderr[-3000:]
+    predictions = json.loads((out / "predictions.json").read_text())
+    config = AlbertConfig.from_json_file(str(out / "albert_config.json"))
+    model = AlbertSquadV2(config) if version_2 else AlbertSquadV1(config)
+    init_from_checkpoint(model, str(out / "model.ckpt-best"))  # the checkpoint run_squad.py predicted with
+    model.preprocessor = AlbertPreprocessor(spm, seq_length=20)
+    contexts = [article["paragraphs"][0]["context"] for article in data]
+    answers = model.answer(["what is the code?"] * len(contexts), contexts, max_seq_length=20, max_query_length=8,
+                           doc_stride=6, batch_size=16, null_score_diff_threshold=0.0)
+    assert [a["answer"] for a in answers] == [predictions[f"q{p}"] for p in range(len(contexts))]
+    assert all(c[a["start"]:a["end"]] == a["answer"] for c, a in zip(contexts, answers) if a["answer"])
+    assert sum(a["answer"].lower() == gold[f"q{p}"] for p, a in enumerate(answers)) >= 9
+    if version_2:
+        assert any(not a["has_answer"] for a in answers) and any(a["has_answer"] for a in answers)

@@ -19,7 +19,7 @@ from albert.text.tokenization import FullTokenizer
 
 # run_squad.py's and run_race.py's defaults (albert.jobs.settings: SquadRun, RaceRun; a test holds them equal).
 SQUAD_MAX_SEQ_LENGTH, N_BEST_SIZE, MAX_ANSWER_LENGTH = 384, 20, 30
-RACE_MAX_SEQ_LENGTH, MAX_QA_LENGTH = 512, 128
+RACE_MAX_SEQ_LENGTH = 512
 
 
 def _step(model, make):
@@ -37,6 +37,11 @@ def doc_stride(max_seq_length: int) -> int:
 def max_query_length(max_seq_length: int) -> int:
     """run_squad.py's --max_query_length when not given: 64, or half the length below 128."""
     return max(1, min(64, max_seq_length // 2))
+
+
+def max_qa_length(max_seq_length: int) -> int:
+    """run_race.py's --max_qa_length when not given: 128, or half the length below 256."""
+    return max(1, min(128, max_seq_length // 2))
 
 
 def _texts(value) -> list | None:
@@ -97,6 +102,8 @@ def squad_answers(model, questions, contexts, version_2: bool, stride: int | Non
     name = type(model).__name__
     asked, given, single = squad_questions(name, questions, contexts)
     tokenizer = _tokenizer(model)
+    if not asked:
+        return []
     length = _seq_length(model, max_seq_length, SQUAD_MAX_SEQ_LENGTH)
     settings = Settings(length, stride or doc_stride(length), query_length or max_query_length(length),
                         model.preprocessor.do_lower_case)
@@ -154,12 +161,15 @@ def choice_inputs(model, articles, questions, options) -> tuple:
 
 
 def race_choices(model, articles, questions, options, max_seq_length: int | None = None,
-                 max_qa_length: int = MAX_QA_LENGTH, batch_size: int = 32):
+                 qa_length: int | None = None, batch_size: int = 32):
     """See AlbertMultipleChoice.choose."""
+    if isinstance(questions, (list, tuple)) and not questions and not articles and not options:
+        return []
     articles, questions, options, single = choice_inputs(model, articles, questions, options)
     tokenizer = _tokenizer(model)
     length = _seq_length(model, max_seq_length, RACE_MAX_SEQ_LENGTH)
-    packed = [choice_rows(a, q, o, tokenizer, length, max_qa_length) for a, q, o in zip(articles, questions, options)]
+    qa_length = qa_length or max_qa_length(length)
+    packed = [choice_rows(a, q, o, tokenizer, length, qa_length) for a, q, o in zip(articles, questions, options)]
     rows = {k: [p[k] for p in packed] for k in PACKED_INPUTS}
     step = _step(model, lambda: tf.function(lambda inputs: model(inputs, training=False), reduce_retracing=True))
     positions, logits = [], []

@@ -294,7 +294,7 @@ class AlbertMultipleChoice(_EncoderWithHeads):
                                 training=training)
 
     def choose(self, articles, questions, options, *, max_seq_length: int | None = None,
-               max_qa_length: int = answering.MAX_QA_LENGTH, batch_size: int = 32):
+               max_qa_length: int | None = None, batch_size: int = 32):
         """The option run_race.py picks for each question on its article (docs/python-api.md): a dict {"index",
         "option", "probabilities"} per question, one dict for one (article, question, options) of strings."""
         return answering.race_choices(self, articles, questions, options, max_seq_length, max_qa_length, batch_size)
