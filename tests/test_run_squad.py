@@ -151,7 +151,7 @@ def bad_train_file(directory, case):
     qa = data["data"][2]["paragraphs"][0]["qas"][0]
     qa["answers"][0]["answer_start"] += 1
     path.write_text(json.dumps(data))
-    return path, f"{path}: question q2: answer {qa['answers'][0]['text']!r} does not occur at answer_start "
+    return path, f"{path}: question 'q2': answer {qa['answers'][0]['text']!r} does not occur at answer_start "
 
 
 @pytest.mark.parametrize("case", ["malformed", "misplaced answer"])
