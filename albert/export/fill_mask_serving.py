@@ -121,7 +121,9 @@ def export_fill_mask(model, sp_model_file: str, do_lower_case: bool, seq_length:
 
     text_spec = tf.TensorSpec([None], tf.string, name="text")
     root.top_k = tf.function(fill, input_signature=[text_spec, tf.TensorSpec([], tf.int32, name="top_k")])
-    root.serve = tf.function(lambda texts: fill(texts, tf.constant(top_k, tf.int32)), input_signature=[text_spec])
+    # serving_default calls top_k's traced graph (one trace of the model, not two)
+    root.serve = tf.function(lambda texts: root.top_k(texts, tf.constant(top_k, tf.int32)),
+                             input_signature=[text_spec])
     root.sp_model_file = tf.saved_model.Asset(sp_model_file)
     return save(root, path, {"serving_default": root.serve.get_concrete_function(),
                              "top_k": root.top_k.get_concrete_function()})
