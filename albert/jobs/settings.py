@@ -18,7 +18,7 @@ INIT_CHECKPOINT_HELP = ("Warm start from any model reference: a checkpoint (orig
 CONFIG_HELP = ("Model config JSON, unless --init_checkpoint has one: a model directory holds its config "
                "(albert_config.json, or config.json).")
 OPTIMIZERS = ("adamw", "lamb")
-TRAIN_STEP = 1000  # run_classifier.py's --train_step when neither it nor --num_train_epochs is given
+TRAIN_STEP = 1000  # --train_step of run_classifier.py and run_ner.py when neither it nor --num_train_epochs is given
 EPOCHS_HELP = ("Epochs over your --train_file, instead of --train_step. The steps are its {what} x epochs / "
                "--train_batch_size, printed when training starts.")
 TRAIN_STEP_HELP = (f"Training steps (default {TRAIN_STEP}, or from --num_train_epochs). The learning rate decays to "
@@ -217,7 +217,8 @@ class SquadRun(FineTuningExport):
                                      "length 384.", check=at_least(1), group="inputs",
                                      derived=lambda s: max(1, s.max_seq_length // 3))
     max_query_length: int | None = setting(None, "Question pieces (default 64, at most --max_seq_length / 2). A "
-                                           "question's first pieces are kept: 64 from --max_seq_length 128 up.", check=at_least(1), group="inputs",
+                                           "question's first pieces are kept: 64 from --max_seq_length 128 up.",
+                                           check=at_least(1), group="inputs",
                                            derived=lambda s: max(1, min(64, s.max_seq_length // 2)))
     do_train: bool = setting(False, "Train.", group="training")
     do_predict: bool = setting(False, "Predict --predict_file (scored at every checkpoint when it has answers).",
