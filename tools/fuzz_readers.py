@@ -30,7 +30,7 @@ sys.path.insert(0, ROOT)
 
 from tests.reader_targets import PER_INPUT_SECONDS, TARGETS, judge, mutate, seeds  # noqa: E402
 
-_VARYING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|\d+|/\S+")
+_VARYING = re.compile(r"0x[0-9a-fA-F]+|'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|\d+|/\S+")
 
 
 def template(message: str) -> str:
@@ -108,8 +108,9 @@ def main(argv=None) -> int:
     if args.properties:
         import subprocess
         environment = dict(os.environ, ALBERT_PROPERTY_SCALE=str(args.properties))
+        tests = os.path.join(ROOT, "tests", "test_reader_properties.py")
         return subprocess.call([sys.executable, "-m", "pytest", "-n", "0", "-p", "no:cacheprovider", "-q",
-                                "--hypothesis-show-statistics", os.path.join(ROOT, "tests", "test_reader_properties.py")],
+                                "--hypothesis-show-statistics", tests],
                                cwd=ROOT, env=environment)
     names = [n.strip() for n in args.readers.split(",") if n.strip()]
     unknown = [n for n in names if n not in TARGETS]
