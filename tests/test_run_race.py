@@ -101,10 +101,10 @@ def test_bad_data_is_one_line_exit_2(tmp_path, case):
     first = json.loads(path.read_text().splitlines()[0])
     if case == "three options":
         first["options"][1] = first["options"][1][:3]
-        message = f"{path}:1: question middle0.txt-1 has 3 options; RACE needs 4"
+        message = f"{path}:1: question 'middle0.txt-1' has 3 options; RACE needs 4"
     elif case == "answer E":
         first["answers"][0] = "E"
-        message = f"{path}:1: question middle0.txt-0 has answer 'E'; use A, B, C or D"
+        message = f"{path}:1: question 'middle0.txt-0' has answer 'E'; use A, B, C or D"
     if case in ("three options", "answer E"):
         path.write_text(json.dumps(first) + "\n")
     elif case == "malformed":
