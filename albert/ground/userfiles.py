@@ -45,25 +45,22 @@ def where(path, line: int | None = None) -> str:
 # ------------------------------------------------------------------------------------------------------- opening
 def read_bytes(path: str, what: str = "file") -> bytes:
     """The bytes of the regular file `path` (`what` names it in messages: "--train_file", "SQuAD file", ...)."""
-    name = shown_path(path)
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)  # a FIFO opens at once, and is refused below
-    except FileNotFoundError:
-        raise AlbertError(f"{name}: {what} not found") from None
-    except OSError as e:
-        raise AlbertError(f"{name}: cannot read the {what} ({e.strerror})") from None
-    try:
-        _check_regular(os.fstat(fd).st_mode, name, what)
-        with os.fdopen(os.dup(fd), "rb") as f:
+    with _opened(path, what) as f:
+        try:
             return f.read()
-    except OSError as e:
-        raise AlbertError(f"{name}: cannot read the {what} ({e.strerror})") from None
-    finally:
-        os.close(fd)
+        except OSError as e:
+            raise AlbertError(f"{shown_path(path)}: cannot read the {what} ({e.strerror})") from None
 
 
 def check_readable(path: str, what: str = "file"):
     """The checks of `read_bytes` without the reading: the file exists, is a regular file and may be opened."""
+    with _opened(path, what):
+        pass
+
+
+def _opened(path: str, what: str):
+    """`path` opened for reading, once it is known to be a regular file (a FIFO opens at once without blocking, and is
+    refused before anything is read)."""
     name = shown_path(path)
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -73,8 +70,10 @@ def check_readable(path: str, what: str = "file"):
         raise AlbertError(f"{name}: cannot read the {what} ({e.strerror})") from None
     try:
         _check_regular(os.fstat(fd).st_mode, name, what)
-    finally:
+    except BaseException:
         os.close(fd)
+        raise
+    return os.fdopen(fd, "rb")
 
 
 def _check_regular(mode: int, name: str, what: str):
