@@ -51,7 +51,7 @@ def texts(without: str = "", max_pieces: int = 8):
 LINE_ENDS = st.sampled_from(["\n", "\r\n", "\r"])
 LINE_END = re.compile(r"\r\n|\r|\n")
 LABEL_BREAKS = "\t\r\n"  # a label holding one of these (after trimming) must be refused
-MAYBE_BREAKS = re.compile(r"[\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")  # refused or kept as written: either is fine
+MAYBE_BREAKS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x85\u2028\u2029]")  # refused or kept (control characters)
 
 
 def refused_in_one_line(call, path) -> str:

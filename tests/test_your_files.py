@@ -46,6 +46,9 @@ READINGS = [  # (file name, bytes, Columns or "conll"/"jsonl", header, labelled,
      [("a first text", None)]),
     ("separators.tsv", "text\tlabel\na\u2028b\x0cc\x85d\t1\n", Columns("text", label="label"), True, True,
      [("a\u2028b\x0cc\x85d", "1")]),
+    ("numbers.jsonl", '{"text": "a", "label": 12345678901234567890.0}\n{"text": "b", "label": 1e400}\n'
+     '{"text": "c", "label": 2}\n', Columns("text", label="label"), True, True,
+     [("a", "12345678901234567890"), ("b", "1e400"), ("c", "2")]),
 ]
 
 
@@ -94,7 +97,22 @@ REFUSALS = [
      "{d}/train.jsonl:1: a number of more than 4300 digits: refused"),
     ("label line break", {"train.jsonl": '{"text": "a", "label": "x"}\n{"text": "b", "label": "y\\nz"}\n'},
      ["--train_file={d}/train.jsonl"],
-     "{d}/train.jsonl:2: label 'y\\nz' holds a tab or a line break; a label is one line of text"),
+     "{d}/train.jsonl:2: label 'y\\nz' holds a tab, a line break or another control character; a label is one line "
+     "of text"),
+    ("duplicate column", {"train.csv": "text,text,label\na,b,positive\nc,d,negative\n"}, [],
+     "{d}/train.csv:1: 2 columns are named 'text' (--text_a_column); rename all but one"),
+    ("array label", {"train.jsonl": '{"text": "a", "label": ["pos", "x"]}\n'}, ["--train_file={d}/train.jsonl"],
+     "{d}/train.jsonl:1: column 'label' (--label_column) holds an array ('[\"pos\", \"x\"]'); a cell is one string "
+     "or number"),
+    ("one label given", {}, ["--labels=positive"],
+     "--labels 'positive': one label ('positive'); a classifier needs at least two (for a numeric target pass "
+     "--regression)"),
+    ("underscore number", {"train.csv": "text,label\na,1_000\nb,2\n"}, ["--regression"],
+     "{d}/train.csv:2: label '1_000' is not a finite number (--regression)"),
+    ("utf-16 without bom", {"train.csv": "hello,pos\nbye,neg".encode("utf-16-le")},
+     ["--noheader", "--text_a_column=0", "--label_column=1"],
+     "{d}/train.csv:1: label '\\x00p\\x00o\\x00s\\x00' holds a tab, a line break or another control character; a "
+     "label is one line of text (a NUL: is the file UTF-16? pass --encoding=utf-16)"),
     ("path line break", {}, ["--train_file={d}/new\nline.csv"], "'{d}/new\\nline.csv': --train_file not found"),
     ("directory", {"data.csv/x": ""}, ["--train_file={d}/data.csv"],
      "{d}/data.csv: is a directory; pass the --train_file itself"),
@@ -223,3 +241,17 @@ def test_corpus_lines_end_at_cr_too_and_chunks_split_no_crlf(tmp_path):
     for chunk in (1, 2, 3, 7, 1 << 20):
         assert list(stream_lines(io.BytesIO(b"\xef\xbb\xbf" + data), "c.txt", chunk)) == [
             (1, "first"), (2, "second"), (3, "third"), (4, ""), (5, "fourth\u2028still fourth")]
+
+
+def test_a_refused_run_leaves_no_folder_it_made(tmp_path):
+    """--output_dir=a/b/c where none exists: after a refusal neither c nor the a/b it made above it is left."""
+    from albert.ground.rundir import exclusive
+
+    with pytest.raises(AlbertError):
+        with exclusive(str(tmp_path / "a" / "b" / "c")):
+            raise AlbertError("refused")
+    assert os.listdir(tmp_path) == []
+    (tmp_path / "kept").mkdir()
+    with exclusive(str(tmp_path / "kept" / "run")):
+        pass
+    assert os.listdir(tmp_path) == ["kept"] and os.listdir(tmp_path / "kept") == []

@@ -49,6 +49,7 @@ def exclusive(output_dir: str):
     if os.path.exists(output_dir) and not os.path.isdir(output_dir):
         raise AlbertError(f"{output_dir}: --output_dir is a file; pass a directory")
     created = not os.path.exists(output_dir)
+    made = _missing_parents(output_dir)  # the folders above it this run makes, removed with it if left empty
     fresh = created or not os.listdir(output_dir)  # nothing of an earlier run: what is here at a failure is ours
     try:
         os.makedirs(output_dir, exist_ok=True)
@@ -88,6 +89,17 @@ def exclusive(output_dir: str):
         with contextlib.suppress(OSError):
             if created and not os.listdir(output_dir):
                 os.rmdir(output_dir)
+                for parent in made:
+                    os.rmdir(parent)  # only an empty one: a refused run leaves no folder it made
+
+
+def _missing_parents(path: str) -> list:
+    """The folders above `path` that do not exist yet, deepest first."""
+    missing, parent = [], os.path.dirname(os.path.abspath(path))
+    while parent and not os.path.exists(parent):
+        missing.append(parent)
+        parent = os.path.dirname(parent)
+    return missing
 
 
 def remove_unfinished(output_dir: str):

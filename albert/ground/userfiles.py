@@ -30,7 +30,7 @@ from albert.ground.errors import AlbertError, shown, shown_path
 
 LINE_END = re.compile(r"\r\n|\r|\n")
 _BYTE_LINE_END = re.compile(rb"\r\n|\r|\n")
-_BREAKS = re.compile(r"[\t\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
+_BREAKS = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")  # tabs, line breaks, other control characters
 UTF8_FIX = "save the file as UTF-8"
 ENCODING_FIX = "pass the file's encoding with --encoding (e.g. --encoding=latin-1)"
 _KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
@@ -245,7 +245,12 @@ def _constant(name):
     raise _Constant(name)
 
 
+class JsonNumber(str):
+    """A JSON number with a fraction or exponent, kept as written (`1e400` stays `1e400`, not inf)."""
+
+
 _DECODER = json.JSONDecoder(object_pairs_hook=_object, parse_constant=_constant)
+_LITERAL = json.JSONDecoder(object_pairs_hook=_object, parse_constant=_constant, parse_float=JsonNumber)
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 _ESCAPES = re.compile(  # a surrogate pair (one character), a lone surrogate (group 1), or any other escape
     r"\\(?:u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|(u[dD][89a-fA-F][0-9a-fA-F]{2})|.)", re.S)
@@ -336,11 +341,12 @@ def _duplicate_position(text: str) -> int:
     return 0
 
 
-def parse_json(text: str, path: str, line: int = 1):
-    """One JSON value (a whole file, or the JSON Lines row on `line`), checked as the module docstring says."""
+def parse_json(text: str, path: str, line: int = 1, literal: bool = False):
+    """One JSON value (a whole file, or the JSON Lines row on `line`), checked as the module docstring says;
+    `literal`: numbers with a fraction or exponent as `JsonNumber`s, as written."""
     check_surrogates(text, path, line)
     try:
-        return _DECODER.decode(text)
+        return (_LITERAL if literal else _DECODER).decode(text)
     except (ValueError, RecursionError, _Duplicate, _Constant) as e:
         raise _refused(e, path, line, text) from None
 
@@ -365,16 +371,17 @@ def json_values(text: str, path: str) -> list:
     return list(json_lines(text, path))
 
 
-def json_lines(text: str, path: str):
+def json_lines(text: str, path: str, literal: bool = False):
     """(line, value) of each non-blank line of a JSON Lines text."""
     for number, line in enumerate(lines(text), 1):
         if line.strip():
-            yield number, parse_json(line, path, number)
+            yield number, parse_json(line, path, number, literal)
 
 
-def json_array_items(text: str, path: str, not_array: str):
+def json_array_items(text: str, path: str, not_array: str, literal: bool = False):
     """(line each item starts on, item) of a JSON text holding one array, parsed item by item; `not_array`: the
-    message when it holds something else."""
+    message when it holds something else; `literal`: as `parse_json`'s."""
+    decoder = _LITERAL if literal else _DECODER
     check_surrogates(text, path)
     position, line, counted = _WHITESPACE.match(text).end(), 1, 0
 
@@ -393,7 +400,7 @@ def json_array_items(text: str, path: str, not_array: str):
         while True:
             start = line_at(position)
             try:
-                item, position = _DECODER.raw_decode(text, position)
+                item, position = decoder.raw_decode(text, position)
             except (ValueError, RecursionError, _Duplicate, _Constant) as e:
                 raise _refused(e, path, start, text, position) from None
             yield start, item
@@ -415,8 +422,9 @@ def label_cell(value: str, place: str, what: str = "label") -> str | None:
     break inside is one line naming `place` (file:line)."""
     text = value.strip()
     if _BREAKS.search(text):
-        raise AlbertError(f"{place}: {what} {shown(value)} holds a tab or a line break; a {what} is one line of "
-                          "text")
+        fix = " (a NUL: is the file UTF-16? pass --encoding=utf-16)" if "\x00" in text else ""
+        raise AlbertError(f"{place}: {what} {shown(value)} holds a tab, a line break or another control character; "
+                          f"a {what} is one line of text{fix}")
     return text or None
 
 

@@ -89,6 +89,9 @@ def _conll(path: str, text: str, scheme: str, labelled: bool) -> list:
 
 def _jsonl(path: str, text: str, scheme: str, labelled: bool) -> list:
     sentences = []
+    if text.lstrip().startswith("["):
+        raise AlbertError(f"{userfiles.where(path)}: a JSON array; run_ner.py reads JSON Lines, one sentence object "
+                          "{\"tokens\": [...], \"tags\": [...]} on each line")
     for number, value in userfiles.json_lines(text, path):
         where = userfiles.where(path, number)
         if not isinstance(value, dict) or not isinstance(value.get("tokens"), list):

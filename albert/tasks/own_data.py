@@ -13,6 +13,7 @@ import dataclasses
 import json
 import math
 import os
+import re
 
 from albert.ground import userfiles
 from albert.ground.errors import AlbertError, shown, shown_path
@@ -62,11 +63,12 @@ def _records(path: str, text: str, kind: str):
                 yield line, fields
         return
     if kind == "jsonl":
-        values = userfiles.json_lines(text, path)
+        values = userfiles.json_lines(text, path, literal=True)
         shape = "a JSON Lines row must be an object {\"column\": value}"
     else:
         values = userfiles.json_array_items(text, path, "a .json file must hold one array of objects "
-                                            "[{\"column\": value}, ...]; for one object per line name it .jsonl")
+                                            "[{\"column\": value}, ...]; for one object per line name it .jsonl",
+                                            literal=True)
         shape = "a .json file holds objects {\"column\": value}; for one object per line name it .jsonl"
     for line, value in values:
         if not isinstance(value, dict):
@@ -74,15 +76,20 @@ def _records(path: str, text: str, kind: str):
         yield line, value
 
 
-def _text(value) -> str | None:
-    """A cell as text: JSON numbers as written (1, not 1.0), None for an empty or missing cell."""
+def _text(value, place: str, column: str) -> str | None:
+    """A cell as text: JSON numbers as written (`1.0` as `1`, `1e400` as `1e400`), None for an empty or missing cell;
+    a JSON array or object is one line (a cell holds one text, label or number)."""
     if value is None:
         return None
+    if isinstance(value, (list, dict)):
+        kind = "an array" if isinstance(value, list) else "an object"
+        raise AlbertError(f"{place}: {column} holds {kind} ({shown(json.dumps(value, ensure_ascii=False), 60)}); a "
+                          "cell is one string or number")
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    text = value if isinstance(value, str) else json.dumps(value) if isinstance(value, (list, dict)) else str(value)
+    if isinstance(value, userfiles.JsonNumber) and re.fullmatch(r"-?[0-9]+\.0+", value):
+        value = value[:value.index(".")]
+    text = str(value)  # a plain str, JsonNumbers included
     return text if text.strip() else None
 
 
@@ -106,6 +113,9 @@ def _places(path: str, records, columns: Columns, header: bool, kind: str, label
                 if field == "label" and not labelled:
                     continue  # a test file without labels: whatever --label_column says
                 raise
+        elif names.count(str(wanted)) > 1:
+            raise AlbertError(f"{userfiles.where(path, 1)}: {names.count(str(wanted))} columns are named "
+                              f"{shown(wanted)} ({FLAGS[field]}); rename all but one")
         elif str(wanted) in names:
             places[field] = names.index(str(wanted))
         elif field == "label" and not labelled:
@@ -132,9 +142,9 @@ def read_rows(path: str, columns: Columns, header: bool = True, encoding: str = 
         cells = {}
         for field, column in places.items():
             if isinstance(record, dict):
-                cells[field] = _text(record.get(column))
+                cells[field] = _text(record.get(column), place, f"column {shown(column)} ({FLAGS[field]})")
             elif column < len(record):
-                cells[field] = _text(record[column])
+                cells[field] = _text(record[column], place, f"column {column} ({FLAGS[field]})")
             elif field == "label" and not labelled:
                 cells[field] = None
             else:
@@ -153,11 +163,13 @@ def read_rows(path: str, columns: Columns, header: bool = True, encoding: str = 
     return rows
 
 
+_NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")  # as CSV and JSON write them: no 1_000
+
+
 def _number(text: str) -> float | None:
-    try:
-        value = float(text)
-    except ValueError:
+    if not _NUMBER.fullmatch(text):
         return None
+    value = float(text)
     return value if math.isfinite(value) else None
 
 
@@ -298,8 +310,10 @@ def own_task(files: dict, columns: Columns, header: bool = True, encoding: str =
         raise AlbertError("which labels? pass --labels, or --train_file, or the --output_dir of the training run "
                           f"(its {LABELS_FILE})")
     if len(labels) < 2:
-        raise AlbertError(f"{shown_path(given.get('train', '--labels'))}: one label ({shown(labels[0])}); a "
-                          "classifier needs at least two (for a numeric target pass --regression)")
+        where = f"--labels {shown(','.join(labels))}" if source == "--labels'" else \
+            f"{shown_path(given['train'])}" if source == "the train file's" else source
+        raise AlbertError(f"{where}: one label ({shown(labels[0])}); a classifier needs at least two (for a numeric "
+                          "target pass --regression)")
     for split, split_rows in rows.items():
         check_labels(split_rows, list(labels), given[split], source)
     return OwnTask(given, tuple(labels), pair, rows)
