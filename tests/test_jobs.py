@@ -71,8 +71,14 @@ def test_the_squad_job_trains_predicts_and_exports(tmp_path, capsys):
     assert {"exact", "f1", "HasAns_exact", "NoAns_exact"} <= set(results), results
     assert (out / "model.ckpt-best.index").exists()
     assert sorted(os.listdir(tmp_path / "serving")) == ["assets", "fingerprint.pb", "model.tflite", "saved_model.pb",
-                                                        "variables"]
-    assert "questions -> " in capsys.readouterr().out
+                                                        "text", "variables"]
+    assert sorted(os.listdir(tmp_path / "serving" / "text")) == ["assets", "fingerprint.pb", "saved_model.pb",
+                                                                 "variables"]  # on raw text
+    printed = capsys.readouterr().out
+    assert "questions -> " in printed
+    assert (f"exported the raw-text serving model to {tmp_path / 'serving' / 'text'} (inputs: question, context; "
+            "outputs: answer, start, end, score, null_score, has_answer, exact_alignment; no-answer threshold "
+            f"{float(results['null_score_diff_threshold']):g}, tuned on {tmp_path / 'dev.json'})") in printed
 
 
 def test_the_race_job_trains_evaluates_and_predicts(tmp_path):

@@ -1,7 +1,7 @@
 """Every Python block of the README and of every docs/ page runs as written, in a fresh interpreter, against tiny
 models laid out where the pages say (`my_albert/` as a released tarball, `out/hub` from export_to_tfhub.py,
-`out/mrpc_serving` from a classifier export, `out/race_serving/text` from a RACE one,
-`out/sst2_serving/model.tflite` with TFLite metadata, and `out/sst2_serving/model.onnx`)."""
+`out/mrpc_serving` from a classifier export, `out/race_serving/text` from a RACE one, `out/squad_serving/text` from
+a SQuAD one, `out/sst2_serving/model.tflite` with TFLite metadata, and `out/sst2_serving/model.onnx`)."""
 
 import os
 import re
@@ -60,6 +60,10 @@ def sandbox(tmp_path_factory):
     from albert.export.race_serving import export_race_text  # run_race.py --export_dir's raw-text model, in text/
 
     export_race_text(AlbertMultipleChoice(config), spm, True, 32, 16, str(root / "out/race_serving/text"))
+    from albert import AlbertSquadV1
+    from albert.export.squad_serving import export_squad_text  # run_squad.py --export_dir's raw-text model, in text/
+
+    export_squad_text(AlbertSquadV1(config), spm, True, 32, 10, 8, 20, 30, str(root / "out/squad_serving/text"))
     from albert.export.litert import export_tflite  # as run_classifier.py --export_dir does (any length)
 
     export_tflite(classifier, str(root / "out/mrpc_serving/model.tflite"), ("input_ids", "input_mask", "segment_ids"),

@@ -2,7 +2,8 @@
 
 - `align`: maps every SentencePiece piece of the normalised paragraph back to the characters of the ORIGINAL
   paragraph (accents, case, curly quotes and whitespace runs included), so that a predicted span of pieces gives
-  back the exact original text. A two-pointer walk aligns the usual case in linear time; where it cannot (the
+  back the exact original text. A two-pointer walk aligns the usual case in linear time (characters that
+  SentencePiece's normaliser deletes, such as a backspace, are left out of it: `vanishing`); where it cannot (the
   normaliser or SentencePiece changed characters), a longest-matching-blocks alignment takes over. A paragraph
   with under 80% of its characters aligned is flagged: its questions are kept, predicted empty, and counted.
 - `convert_examples`: `[CLS] query [SEP] doc span [SEP]` features with `doc_stride` spans, `p_mask`,
@@ -15,6 +16,7 @@ Here, below the model, because both run_squad.py (albert.tasks.squad writes thes
 
 import dataclasses
 import difflib
+import sys
 
 from albert.data.features import PACKED_INPUTS
 from albert.ground.errors import AlbertError
@@ -85,17 +87,53 @@ def _char_matches(expanded: str, target: str) -> list:
     return [(block.a + k, block.b + k) for block in matcher.get_matching_blocks() for k in range(block.size)]
 
 
+def _vanishes(normalized: str) -> bool:
+    """Whether SentencePiece's normalisation of one character (`normalized`) leaves nothing but whitespace."""
+    return not normalized.replace(SPIECE_UNDERLINE, " ").strip()
+
+
+def vanishing(sp_model, chars) -> set:
+    """The characters of `chars` that SentencePiece's normaliser deletes or turns into whitespace, so that no piece
+    holds them (the 30k-clean model: the control characters U+0001-0008, U+000E-001B, U+007F, U+008F and U+009F,
+    which it deletes, and U+200B-200F, U+2581, U+FEFF and U+FFFD, which become spaces; U+0000 and the other C1
+    controls stay, as pieces of their own). Asked of the model once per character (remembered on `sp_model`)."""
+    memo = getattr(sp_model, "_albert_vanishing", None)
+    if memo is None:
+        memo = {}
+        sp_model._albert_vanishing = memo
+    new = sorted(c for c in set(chars) if c not in memo)
+    if new:
+        memo.update(zip(new, map(_vanishes, sp_model.normalize(new))))
+    return {c for c in chars if memo[c]}
+
+
+def vanishing_characters(sp_model) -> set:
+    """`vanishing` over every code point (about a second; for the in-graph alignment of the serving export)."""
+    chars = [chr(c) for c in range(sys.maxunicode + 1) if not 0xD800 <= c <= 0xDFFF]
+    return {c for c, n in zip(chars, sp_model.normalize(chars)) if _vanishes(n)}
+
+
+def expanded_characters(paragraph_text: str, lower: bool, gone) -> tuple:
+    """(expanded, origin): each original character normalised on its own (as the original aligns), whitespace of
+    any kind as a space, the normalised characters in `gone` (a set, or a function of the characters giving one:
+    `vanishing`) left out; origin[i] is the original character of expanded[i]."""
+    normalized = [preprocess_text(c, remove_space=False, lower=lower) for c in paragraph_text]
+    if callable(gone):
+        gone = gone({n for text in normalized for n in text if not n.isspace()})
+    expanded, origin = [], []
+    for i, text in enumerate(normalized):
+        for n in text:
+            if n not in gone:
+                expanded.append(" " if n.isspace() else n)
+                origin.append(i)
+    return "".join(expanded), origin
+
+
 def align(sp_model, paragraph_text: str, lower: bool) -> Alignment:
     pieces = encode_pieces(sp_model, preprocess_text(paragraph_text, lower=lower))
     surface = "".join(p.replace(SPIECE_UNDERLINE, " ") for p in pieces)
     piece_of_char = [k for k, p in enumerate(pieces) for _ in range(len(p))]
-    # Each original character normalised on its own (as the original aligns), whitespace of any kind as a space.
-    expanded, origin = [], []
-    for i, c in enumerate(paragraph_text):
-        for n in preprocess_text(c, remove_space=False, lower=lower):
-            expanded.append(" " if n.isspace() else n)
-            origin.append(i)
-    expanded = "".join(expanded)
+    expanded, origin = expanded_characters(paragraph_text, lower, lambda chars: vanishing(sp_model, chars))
     to_orig = [None] * len(surface)
     orig_to_tok = [None] * len(paragraph_text)
     matched = 0

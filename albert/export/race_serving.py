@@ -17,19 +17,9 @@ import tensorflow as tf
 
 from albert.data.buckets import cut_to_bucket
 from albert.data.features import boundaries
-from albert.export.savedmodel import root_with_variables, save
+from albert.export.savedmodel import first_row, refuse_unless, root_with_variables, save
 from albert.model.serialization import float32_copy
 from albert.text.graph_tokenizer import InGraphTokenizer
-
-
-def refuse_unless(condition, message: str, *values):
-    """A graph assertion whose failure reads as one line: `message` formatted with `values` ({} placeholders)."""
-    return tf.debugging.Assert(condition, [tf.strings.format(message, values) if values else tf.constant(message)])
-
-
-def first_row(flags):
-    """The index of the first True of a [N] bool tensor (-1 when none)."""
-    return tf.concat([tf.where(flags)[:, 0], [-1]], 0)[0]
 
 
 def checked_request(article, question, options, num_choices: int) -> tuple:

@@ -1,6 +1,7 @@
 """What every SavedModel export here shares: the TF Hub input names, the int32 input specs, a root object that
-carries the model's variables (so TFSMLayer / hub.KerasLayer fine-tune it), and writing under a temporary name
-renamed into place (nothing half-written is left). albert.export.hub writes the TF Hub-style encoder,
+carries the model's variables (so TFSMLayer / hub.KerasLayer fine-tune it), writing under a temporary name
+renamed into place (nothing half-written is left), and the one-line graph assertions with which the raw-text
+serving models refuse a bad request (`refuse_unless`). albert.export.hub writes the TF Hub-style encoder,
 preprocessor and MLM models; albert.export.serving the fine-tuned tasks' serving models."""
 
 import os
@@ -35,6 +36,16 @@ def named_outputs(model, output_names=None, input_map=None):
 
 def int_spec(name: str, rank: int = 2):
     return tf.TensorSpec([None] * rank, tf.int32, name=name)
+
+
+def refuse_unless(condition, message: str, *values):
+    """A graph assertion whose failure reads as one line: `message` formatted with `values` ({} placeholders)."""
+    return tf.debugging.Assert(condition, [tf.strings.format(message, values) if values else tf.constant(message)])
+
+
+def first_row(flags):
+    """The index of the first True of a [N] bool tensor (-1 when none)."""
+    return tf.concat([tf.where(flags)[:, 0], [-1]], 0)[0]
 
 
 def root_with_variables(layer):

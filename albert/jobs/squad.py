@@ -1,6 +1,6 @@
 """SQuAD 1.1 / 2.0 fine-tuning (run_squad.py): train, evaluate every checkpoint on the predict file keeping the
 best by F1, predict (predictions.json, nbest_predictions.json, null_odds.json), export the serving model with its
-model.tflite and score that file on the same questions."""
+model.tflite and score that file on the same questions, and the serving model on raw text (`text/` in the export)."""
 
 import json
 import os
@@ -12,6 +12,7 @@ from albert.data.readers import prediction_batches, squad_dataset, squad_decoder
 from albert.ground.errors import AlbertError
 from albert.export import litert
 from albert.export.serving import export_squad
+from albert.export.squad_serving import export_squad_text
 from albert.export.tflite_metadata import describe
 from albert.jobs.outputs import append_eval_results, begin_training, record_model_files, write_results
 from albert.model.task_models import AlbertSquadV1, AlbertSquadV2
@@ -79,6 +80,7 @@ class SquadFineTuning:
         if self.predict or s.export_dir:
             init_from_checkpoint(self.model, prediction_checkpoint(s.output_dir, s.init_checkpoint))
         report = self.export() if s.export_dir else None
+        results = None
         if self.predict:
             results = self.predict_and_write()
             if results is not None:
@@ -89,6 +91,8 @@ class SquadFineTuning:
                 line = litert.report_line(report, s.tflite_quantization, "f1", lite["f1"], results["f1"])
                 write_text(os.path.join(s.output_dir, "tflite_results.txt"), line + "\n")
                 print(line)
+        if s.export_dir:
+            self.export_text(os.path.join(s.export_dir, "text"), results)
 
     def export(self) -> dict:
         """The serving SavedModel and its model.tflite with TFLite metadata (--tflite_metadata); the file's
@@ -105,6 +109,22 @@ class SquadFineTuning:
         print(f"exported the serving model to {s.export_dir} and {report['path']} ({report['bytes']:,} bytes)"
                   + (f" and model.onnx ({s.onnx_export})" if s.onnx_export != "none" else ""))
         return report
+
+    def export_text(self, path: str, results: dict | None):
+        """The serving model on raw text (question, context -> answer, offsets, score) in `path`, beside the packed
+        one. 2.0's no-answer threshold: --null_score_diff_threshold, else the one this run tuned on the predict
+        file's answers, else 0.0 (AlbertSquadV2.answer's default)."""
+        s = self.settings
+        threshold, origin = s.null_score_diff_threshold, "--null_score_diff_threshold"
+        if threshold is None and results and "null_score_diff_threshold" in results:
+            threshold, origin = results["null_score_diff_threshold"], f"tuned on {s.predict_file}"
+        if threshold is None:
+            threshold, origin = 0.0, "the default"
+        export_squad_text(self.model, s.spm_model_file, s.do_lower_case, s.max_seq_length, s.doc_stride,
+                          s.max_query_length, s.n_best_size, s.max_answer_length, path, threshold, self.bounds)
+        outputs = "answer, start, end, score, " + ("null_score, has_answer, " if self.version_2 else "")
+        print(f"exported the raw-text serving model to {path} (inputs: question, context; outputs: {outputs}"
+              "exact_alignment" + (f"; no-answer threshold {threshold:g}, {origin}" if self.version_2 else "") + ")")
 
     def train(self):
         s = self.settings
