@@ -154,8 +154,12 @@ def test_choose_is_run_races_prediction(chooser, tmp_path):
     np.testing.assert_allclose([c["probabilities"] for c in chosen], expected / expected.sum(-1, keepdims=True),
                                rtol=1e-6)
     assert [c["option"] for c in chosen] == [o[c["index"]] for (_, _, o), c in zip(RACE_ITEMS, chosen)]
+    # One question alone: another batch shape, so equal up to float rounding (on some CPUs the last bit differs);
+    # the choice is the same one unless the model scores two options within that rounding.
     one = chooser.choose(*RACE_ITEMS[1], max_seq_length=48, max_qa_length=16)
-    assert one == chosen[1]
+    np.testing.assert_allclose(one["probabilities"], chosen[1]["probabilities"], rtol=1e-5)
+    best = np.flatnonzero(np.isclose(chosen[1]["probabilities"], max(chosen[1]["probabilities"]), rtol=1e-5))
+    assert one["index"] in best and one["option"] == RACE_ITEMS[1][2][one["index"]]
     assert chooser.choose([], [], []) == []
 
 

@@ -24,7 +24,7 @@ from albert.text.tokenization import SPIECE_UNDERLINE, encode_ids, encode_pieces
 
 MIN_ALIGNED = 0.8
 FIRST_UNIQUE_ID = 1000000000
-METADATA_FORMAT = "albert-squad-features/1"
+METADATA_FORMAT = "albert-squad-features/2"  # 2: characters SentencePiece deletes left out of the alignment
 
 
 @dataclasses.dataclass(frozen=True)
