@@ -31,7 +31,7 @@ py() { .venv/bin/python "$@" 2> >(grep -v -E '^(WARNING: All log messages before
 read -r PRECISION WHY < <(.venv/bin/python tools/demo_precision.py)
 echo "precision: $PRECISION ($WHY)"
 OUT=${DEMO_DIR:-out/demo}
-STEPS=${DEMO_STEPS:-1500}
+STEPS=${DEMO_STEPS:-1000}
 SEQ=64
 PRED=10
 VOCAB=8000

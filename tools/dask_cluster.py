@@ -82,13 +82,15 @@ class LocalProcessCluster:
         return peaks
 
     def close(self):
-        """Stop every process (SIGTERM, then SIGKILL after 30 s) and wait for each."""
+        """Stop every process (SIGTERM; SIGKILL for those still running 10 s later, all together) and wait for each
+        (a worker whose scheduler went first may keep reconnecting instead of exiting)."""
         for process in self.processes:
             if process.poll() is None:
                 os.killpg(process.pid, signal.SIGTERM)
+        deadline = time.monotonic() + 10
         for process in self.processes:
             try:
-                process.wait(timeout=30)
+                process.wait(timeout=max(0.0, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait()

@@ -125,5 +125,5 @@ def export_fill_mask(model, sp_model_file: str, do_lower_case: bool, seq_length:
     root.serve = tf.function(lambda texts: root.top_k(texts, tf.constant(top_k, tf.int32)),
                              input_signature=[text_spec])
     root.sp_model_file = tf.saved_model.Asset(sp_model_file)
-    return save(root, path, {"serving_default": root.serve.get_concrete_function(),
-                             "top_k": root.top_k.get_concrete_function()})
+    return save(root, path, {"serving_default": root.serve,
+                             "top_k": root.top_k})

@@ -30,7 +30,7 @@ from albert.data.features import boundaries
 from albert.ground.errors import AlbertError
 from albert.export.fill_mask_serving import export_fill_mask
 from albert.export.litert import export_tflite, file_length
-from albert.export.savedmodel import HUB_INPUTS, encoder_inputs, int_spec, root_with_variables, save
+from albert.export.savedmodel import HUB_INPUTS, encoder_inputs, in_save_context, int_spec, root_with_variables, save
 from albert.export.tflite_metadata import describe
 from albert.model.preprocessor import DEFAULT_SEQ_LENGTH
 from albert.model.serialization import float32_copy
@@ -71,8 +71,9 @@ def export_encoder(encoder, path: str, assets: dict | None = None, mlm_model=Non
         return dict(_hub_outputs(outputs), mlm_logits=outputs["mlm_logits"], sop_logits=outputs["sop_logits"])
 
     root.__call__ = tf.function(call)
-    root.__call__.get_concrete_function(spec, training=False)
-    root.__call__.get_concrete_function(spec, training=True)
+    with in_save_context():
+        root.__call__.get_concrete_function(spec, training=False)
+        root.__call__.get_concrete_function(spec, training=True)
     def serve(inputs):
         return call(inputs, training=False)
 
@@ -117,12 +118,13 @@ def export_preprocessor(sp_model_file: str, do_lower_case: bool, path: str, seq_
     root.bert_pack_inputs = tf.function(root.tokenizer.pack)
     # A restored function matches a Python int only to a length traced as that int: the export's seq_length is;
     # any other length is passed as an int32 tensor (each traced int costs seconds of export time).
-    for count in (1, 2):
-        root.bert_pack_inputs.get_concrete_function([ragged] * count, tf.TensorSpec([], tf.int32))
-        root.bert_pack_inputs.get_concrete_function([ragged] * count, seq_length)
+    with in_save_context():  # traced as the save traces, so the save does not trace them again
+        for count in (1, 2):
+            root.bert_pack_inputs.get_concrete_function([ragged] * count, tf.TensorSpec([], tf.int32))
+            root.bert_pack_inputs.get_concrete_function([ragged] * count, seq_length)
     root.sp_model_file = tf.saved_model.Asset(sp_model_file)
     root.do_lower_case = tf.Variable(do_lower_case, trainable=False, name="do_lower_case")
-    return save(root, path, {"serving_default": root.__call__.get_concrete_function()})
+    return save(root, path, {"serving_default": root.__call__})
 
 
 @keras.saving.register_keras_serializable(package="albert")

@@ -81,7 +81,7 @@ def export_tagger(model, sp_model_file: str, do_lower_case: bool, labels: list, 
 
     root.serve = tf.function(tag, input_signature=[tf.TensorSpec([None], tf.string, name="text")])
     root.sp_model_file = tf.saved_model.Asset(sp_model_file)
-    return save(root, path, {"serving_default": root.serve.get_concrete_function()})
+    return save(root, path, {"serving_default": root.serve})
 
 
 def tagger_metadata(labels: list, scheme: str, seq_length: int, doc_stride: int, do_lower_case: bool,

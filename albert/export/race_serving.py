@@ -105,4 +105,4 @@ def export_race_text(model, sp_model_file: str, do_lower_case: bool, seq_length:
                                                       tf.TensorSpec([None], tf.string, name="question"),
                                                       tf.TensorSpec([None, None], tf.string, name="options")])
     root.sp_model_file = tf.saved_model.Asset(sp_model_file)
-    return save(root, path, {"serving_default": root.serve.get_concrete_function()})
+    return save(root, path, {"serving_default": root.serve})

@@ -57,6 +57,16 @@ def root_with_variables(layer):
     return root
 
 
+def in_save_context():
+    """A context in which a tf.function traced ahead of `save` (a polymorphic endpoint's variants) is traced as the
+    save traces it: TensorFlow keys its traces by whether a save is in progress, and retraces the others while
+    saving (each trace of a tokenizing endpoint costs seconds). Signatures are passed to `save` as the tf.functions
+    themselves for the same reason."""
+    from tensorflow.python.saved_model import save_context, save_options
+
+    return save_context.save_context(save_options.SaveOptions())
+
+
 def save(root, path: str, signatures: dict | None, assets: dict | None = None):
     """Save under a temporary name next to `path`, copy assets, then rename into place."""
     os.makedirs(os.path.dirname(os.path.abspath(path.rstrip("/"))), exist_ok=True)

@@ -50,7 +50,7 @@ def export_classifier(model, sp_model_file: str, do_lower_case: bool, labels: li
 
     root.serve = tf.function(classify, input_signature=[spec])
     root.sp_model_file = tf.saved_model.Asset(sp_model_file)
-    return save(root, path, {"serving_default": root.serve.get_concrete_function()})
+    return save(root, path, {"serving_default": root.serve})
 
 
 def classifier_metadata(task_name: str, labels: list | None, pair: bool, seq_length: int, do_lower_case: bool,
@@ -88,7 +88,7 @@ def export_packed(model, input_names, output_names, path: str, seq_length: int |
     root = root_with_variables(model)
     root.model = model
     root.serve = tf.function(named_outputs(model, output_names), input_signature=[spec])
-    save(root, path, {"serving_default": root.serve.get_concrete_function()})
+    save(root, path, {"serving_default": root.serve})
     if onnx_export != "none":
         export_onnx(model, os.path.join(path, "model.onnx"), input_names, output_names, onnx_export,
                     rows_per_example)
