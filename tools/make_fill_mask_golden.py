@@ -52,7 +52,16 @@ def tiny_pretrainer(spm=SPM):
 
     keras.mixed_precision.set_global_policy("float32")
     model = AlbertPretrainer(AlbertConfig(**CONFIG))
-    rng = np.random.default_rng(SEED)
+    draw_weights(model, SEED)
+    model.preprocessor = AlbertPreprocessor(spm, seq_length=SEQ_LENGTH)
+    return model
+
+
+def draw_weights(model, seed: int):
+    """Every weight of `model` drawn from `seed`, in the order of the variables' paths: gamma ~ 1 + 0.2 N, biases
+    and beta ~ 0.1 N, the word embeddings ~ N, every other weight ~ 0.3 N (tools/make_qa_golden.py draws its model
+    so too)."""
+    rng = np.random.default_rng(seed)
     for variable in sorted(model.weights, key=lambda v: v.path):
         noise = rng.standard_normal(tuple(variable.shape)).astype(np.float32)
         name = variable.path.rsplit("/", 1)[-1]
@@ -63,8 +72,6 @@ def tiny_pretrainer(spm=SPM):
         elif "word_embeddings" not in variable.path:
             noise = 0.3 * noise
         variable.assign(noise)
-    model.preprocessor = AlbertPreprocessor(spm, seq_length=SEQ_LENGTH)
-    return model
 
 
 def converted(directory):
