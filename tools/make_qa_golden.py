@@ -47,10 +47,10 @@ ONE_WINDOW, SEVERAL_WINDOWS = 60, 20  # cases of each kind
 PARAGRAPH = 4  # sentences per several-window context
 
 
-def cases() -> list:
+def cases(qnli: str = QNLI) -> list:
     """(question, context, kind) pairs from QNLI's dev file: its first ONE_WINDOW rows whose sentence fits one
     window, then SEVERAL_WINDOWS paragraphs of PARAGRAPH consecutive sentences, each asked its first row's question."""
-    with open(QNLI, encoding="utf-8", newline="") as f:
+    with open(qnli, encoding="utf-8", newline="") as f:
         rows = [(r["question"], r["sentence"]) for r in csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE)]
     short = [(q, s, "one window") for q, s in rows if len(s) < 160][:ONE_WINDOW]
     rest = rows[len(rows) // 2:]
