@@ -5,7 +5,8 @@ and TensorFlow traces again, inside `tf.saved_model.save`, any function traced b
 exports pass signatures as their tf.functions and trace polymorphic variants in a save context
 (albert.export.savedmodel.in_save_context), so each endpoint should be traced once per variant: this prints every
 trace, the seconds spent tracing and in all, and lists each (name, input signature) traced more than once (one
-function traced again, or two functions of one name, such as the LiteRT file's `serve` beside the SavedModel's). A count,
+function traced again, such as the LiteRT file's `serve`, which Keras' ExportArchive traces when the endpoint is
+added and again when it saves). A count,
 not a timing: the same on every machine.
 
     .venv/bin/python benchmarks/export_tracing.py
