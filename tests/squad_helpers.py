@@ -8,6 +8,18 @@ import sys
 
 from tests.helpers import ROOT
 
+# The tiny answering models of tests/test_answers.py and tests/test_squad_serving.py (over the released 30k-clean
+# SentencePiece model), and their long context: ~90 pieces, seven windows at max_seq_length 40 and doc_stride 12;
+# accents, a curly quote and a run of spaces for the piece-to-character alignment.
+ANSWERING_CONFIG = dict(vocab_size=30000, embedding_size=8, hidden_size=16, num_hidden_layers=1,
+                        num_attention_heads=2, intermediate_size=24, max_position_embeddings=64,
+                        initializer_range=1.0)
+LONG_CONTEXT = ("The river Moselle rises in the Vosges and flows north  through Lorraine, past Metz and Thionville, "
+                "into Luxembourg and Germany. At Koblenz it meets the Rhine. Its valley is famous for Riesling "
+                "wine, terraced vineyards, Roman ruins at Trier and the “Porta Nigra”, castles at Cochem and Eltz, "
+                "and the café towns of the Mittelmosel, where boats carry visitors between Bernkastel-Kues and "
+                "Traben-Trarbach.")
+
 FILLER = ["red", "blue", "green", "tree", "house", "river", "stone", "cloud", "bird", "lamp", "door", "road"]
 ANSWERS = ["apple", "mango", "lemon", "peach", "grape", "melon", "olive", "plum"]
 

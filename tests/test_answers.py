@@ -28,17 +28,12 @@ from albert.model.task_models import AlbertMultipleChoice, AlbertSquadV1, Albert
 from albert.tasks import race, squad
 from albert.tasks.classification import predict
 from albert.text.tokenization import FullTokenizer, load_sentencepiece
+from tests import squad_helpers
 from tests.helpers import shared_directory
 
 SPM = os.path.join(shared_directory(), "albert_30k_clean", "30k-clean.model")
-CONFIG = dict(vocab_size=30000, embedding_size=8, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
-              intermediate_size=24, max_position_embeddings=64, initializer_range=1.0)
-# A context of ~90 pieces: at max_seq_length 40 and doc_stride 12, seven windows; accents, a curly quote and a run
-# of spaces for the piece-to-character alignment.
-LONG = ("The river Moselle rises in the Vosges and flows north  through Lorraine, past Metz and Thionville, "
-        "into Luxembourg and Germany. At Koblenz it meets the Rhine. Its valley is famous for Riesling wine, "
-        "terraced vineyards, Roman ruins at Trier and the “Porta Nigra”, castles at Cochem and Eltz, and the "
-        "café towns of the Mittelmosel, where boats carry visitors between Bernkastel-Kues and Traben-Trarbach.")
+CONFIG = squad_helpers.ANSWERING_CONFIG
+LONG = squad_helpers.LONG_CONTEXT
 QUESTIONS = [("Where does the Moselle rise?", LONG), ("Which wine is the valley famous for?", LONG),
              ("Where does it meet the Rhine?", "At Koblenz the Moselle meets the Rhine.")]
 WINDOWS = dict(max_seq_length=40, doc_stride=12, max_query_length=10)

@@ -26,17 +26,14 @@ from albert.model.preprocessor import AlbertPreprocessor
 from albert.model.task_models import AlbertSquadV1, AlbertSquadV2
 from albert.text.graph_tokenizer import InGraphTokenizer
 from albert.text.tokenization import SPIECE_UNDERLINE, encode_pieces, load_sentencepiece, preprocess_text
+from tests import squad_helpers
 from tests.export_helpers import SPM, fresh, random_strings
 from tests.helpers import ROOT
 from tests.squad_helpers import make_sentencepiece, make_squad, run_squad, tiny_config
 
 SEQ, STRIDE, QUERY = 48, 12, 10
-CONFIG = dict(vocab_size=30000, embedding_size=8, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
-              intermediate_size=24, max_position_embeddings=64, initializer_range=1.0)
-LONG = ("The river Moselle rises in the Vosges and flows north  through Lorraine, past Metz and Thionville, "
-        "into Luxembourg and Germany. At Koblenz it meets the Rhine. Its valley is famous for Riesling wine, "
-        "terraced vineyards, Roman ruins at Trier and the “Porta Nigra”, castles at Cochem and Eltz, and the "
-        "café towns of the Mittelmosel, where boats carry visitors between Bernkastel-Kues and Traben-Trarbach.")
+CONFIG = squad_helpers.ANSWERING_CONFIG
+LONG = squad_helpers.LONG_CONTEXT
 BREAKS = "ΟΔΟΣ ΣΤΑΔΙΟΥ is a street in Athens."  # lower-cased whole, Σ ends a word as ς; alone it is σ: the walk breaks
 ASKED = [
     ("Where does the Moselle rise?", LONG),

@@ -100,7 +100,7 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--bound", type=float, default=PER_INPUT_SECONDS, help="seconds per input before a hang")
     parser.add_argument("--replay", metavar="DIR", help="re-read the reproducers saved under DIR and stop")
-    parser.add_argument("--properties", type=int, metavar="SCALE", help="run tests/test_reader_properties.py with "
+    parser.add_argument("--properties", type=int, metavar="SCALE", help="run tests/test_reader_properties*.py with "
                         "SCALE times its examples, randomly seeded (Hypothesis), and stop")
     args = parser.parse_args(argv)
     if args.replay:
@@ -108,9 +108,9 @@ def main(argv=None) -> int:
     if args.properties:
         import subprocess
         environment = dict(os.environ, ALBERT_PROPERTY_SCALE=str(args.properties))
-        tests = os.path.join(ROOT, "tests", "test_reader_properties.py")
+        tests = [os.path.join(ROOT, "tests", f"test_reader_properties{part}.py") for part in ("", "_tasks", "_text")]
         return subprocess.call([sys.executable, "-m", "pytest", "-n", "0", "-p", "no:cacheprovider", "-q",
-                                "--hypothesis-show-statistics", tests],
+                                "--hypothesis-show-statistics", *tests],
                                cwd=ROOT, env=environment)
     names = [n.strip() for n in args.readers.split(",") if n.strip()]
     unknown = [n for n in names if n not in TARGETS]

@@ -74,11 +74,12 @@ def draw_weights(model, seed: int):
         variable.assign(noise)
 
 
-def converted(directory):
-    """The model in the release layout, then `python -m albert.convert --to=huggingface`: the converted directory."""
+def converted(directory, model=None):
+    """`model` (default the fixture's tiny_pretrainer) in the release layout, then `python -m albert.convert
+    --to=huggingface`: the converted directory."""
     from albert.weights.tf_checkpoints import save_original_checkpoint
 
-    model = tiny_pretrainer()
+    model = model if model is not None else tiny_pretrainer()
     release = os.path.join(directory, "release")
     os.makedirs(release)
     model.encoder.config.to_json_file(os.path.join(release, "albert_config.json"))

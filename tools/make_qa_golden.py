@@ -28,7 +28,6 @@ of the 1 tokenized alike, on 1 and 1.
 import csv
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -96,27 +95,14 @@ def same_pieces(sp, case: dict) -> bool:
             and len(case["question_ids"]) <= MAX_QUERY_LENGTH)
 
 
-def converted(directory):
-    from albert.weights.tf_checkpoints import save_original_checkpoint
-
-    model = tiny_squad()
-    release = os.path.join(directory, "release")
-    os.makedirs(release)
-    model.encoder.config.to_json_file(os.path.join(release, "albert_config.json"))
-    save_original_checkpoint(model, os.path.join(release, "model.ckpt-best"))
-    output = os.path.join(directory, "huggingface")
-    subprocess.run([sys.executable, "-m", "albert.convert", f"--input={release}", f"--output={output}",
-                    "--to=huggingface", f"--spm_model_file={SPM}"], check=True, cwd=ROOT)
-    return model, output
-
-
 def main():
     import torch
     import transformers
 
     pairs = cases()
     with tempfile.TemporaryDirectory() as work:
-        model, directory = converted(work)
+        model = tiny_squad()
+        directory = fill_mask_tool.converted(work, model)
         qa = transformers.pipeline("question-answering", model=directory, tokenizer=directory)
         print(type(qa.model).__name__, type(qa.tokenizer).__name__)
         records = []
