@@ -1,17 +1,20 @@
 """albert/ground/help.py: a command's --help lists its own flags by what a user is doing (the `group` each setting
-declares), one line each with its default or `required`, the first sentence of its help; every help text is true for
+declares), one entry each with its default or `required` and the whole first sentence of its help (a colon or a
+version number does not end it; a long one wraps); every help text is true for
 the command that prints it; the project's own flag names have no double negative."""
 
 import dataclasses
 import os
 import re
+import subprocess
+import sys
 
 import pytest
 from absl import flags
 
 from albert.ground.help import flag_lines, fit, summary
 from albert.ground.settings_flags import GROUPS, Settings, define, setting
-from tools.record_helpfull import COMMANDS, golden_path
+from tools.record_helpfull import COMMANDS, ROOT, golden_path
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -27,9 +30,10 @@ class Job(Settings):
 def test_flags_by_group_required_first_then_the_steps_one_line_each():
     values = flags.FlagValues()
     define(Job, values=values, defaults={"learning_rate": 1e-4})
-    assert flag_lines(values, columns=56) == (  # a summary too long for its line loses its parentheses
+    assert flag_lines(values, columns=56) == (  # a sentence too long for its line loses its parentheses, then wraps
         "\nInputs and outputs:\n"
-        "  --output_dir     required  Checkpoints, eval results\n"
+        "  --output_dir     required  Checkpoints, eval results:\n"
+        "                             all of it\n"
         "  --cached_dir               Where features are cached\n"
         "\nTraining:\n"
         "  --do_train       false     Train\n"
@@ -37,15 +41,36 @@ def test_flags_by_group_required_first_then_the_steps_one_line_each():
         "  --optimizer      adamw     Optimizer: adamw, lamb\n"
         "\nHardware and distribution:\n"
         "  --use_tpu        false     Use a TPU\n")
-    assert "  --output_dir     required  Checkpoints (model.ckpt-N), eval results\n" in flag_lines(values, columns=80)
+    assert "  --output_dir     required  Checkpoints (model.ckpt-N), eval results: all of it\n" in flag_lines(
+        values, columns=80)
 
 
-def test_a_summary_is_the_first_sentence_outside_parentheses_and_fits_its_line():
+def test_a_summary_is_the_first_sentence_outside_parentheses_and_fits_its_lines():
     assert summary("Directory (e.g. MNLI/, CoLA/: the task's) in the GLUE layout. More.") == (
         "Directory (e.g. MNLI/, CoLA/: the task's) in the GLUE layout")
-    assert summary("Lengths a batch is cut to: default or none") == "Lengths a batch is cut to"
-    assert fit("Tokens per example (at most max_position_embeddings)", 30) == "Tokens per example"
-    assert fit("Show a progress bar while a model is downloaded", 30) == "Show a progress bar while a…"
+    # a colon or a version number does not end the sentence (run_squad.py's help showed "2.0" for four flags)
+    assert summary("Lengths a batch is cut to: default or none") == "Lengths a batch is cut to: default or none"
+    assert summary("2.0: beam size over start positions.") == "2.0: beam size over start positions"
+    assert summary("Where features are cached; default --output_dir.") == "Where features are cached"
+    assert fit("Tokens per example (at most max_position_embeddings)", 30) == ["Tokens per example"]
+    assert fit("Show a progress bar while a model is downloaded", 30) == ["Show a progress bar while a",
+                                                                         "model is downloaded"]
+
+
+def test_run_squad_help_says_what_its_squad_2_flags_do():
+    """Each help line holds its whole first sentence: the four flags of SQuAD 2.0 read "2.0" no more."""
+    result = subprocess.run([sys.executable, "run_squad.py", "--help"], capture_output=True, text=True, cwd=ROOT,
+                            env=dict(os.environ, PYTHONPATH=ROOT), timeout=120)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    for name, text in (("start_n_top", "5          2.0: beam size over start positions"),
+                       ("end_n_top", "5          2.0: beam size over end positions per start"),
+                       ("dropout_prob", "0.1        2.0: dropout in the answer-class head"),
+                       ("version_2_with_negative", "false      SQuAD 2.0: questions may have no answer")):
+        assert f"  --{name:<27}{text}" in lines, name
+    start = lines.index("  --null_score_diff_threshold             2.0: predict no answer where the no-answer "
+                        "score exceeds")
+    assert lines[start + 1] == " " * 42 + "this"
 
 
 def test_every_setting_declares_a_known_group():
@@ -59,9 +84,10 @@ HELP_COMMANDS = sorted(command for command, (_, flag) in COMMANDS.items() if fla
 
 
 @pytest.mark.parametrize("command", HELP_COMMANDS)
-def test_the_recorded_help_is_one_line_per_flag_within_100_columns(command):
+def test_the_recorded_help_is_one_entry_per_flag_within_100_columns(command):
     """The golden --help files (tests/test_helpfull.py holds each command to its file): no line wider than 100, no
-    summary cut short, each of the command's flags once, under a known heading."""
+    summary cut short (a long sentence goes on, indented, on the next lines), each of the command's flags once,
+    under a known heading."""
     with open(golden_path(command, "--help"), encoding="utf-8") as f:
         text = f.read()
     body = text.split("\nflags (true / false ones: --flag, --noflag):\n", 1)[1]

@@ -1,11 +1,12 @@
 """A command's --help and --helpfull. --help: the command's summary and examples (its module's docstring), then its
 own flags grouped by what a user is doing (albert.ground.settings_flags.GROUPS: inputs, model and weights, training,
-evaluation and prediction, export, hardware and distribution), one line each: the flag, its default (or `required`)
-and the first sentence of its help. --helpfull: absl's full listing (every flag by the module that defines it, with
-its whole help), under the same docstring."""
+evaluation and prediction, export, hardware and distribution), one entry each: the flag, its default (or `required`)
+and the whole first sentence of its help, wrapped onto indented lines when it is longer than the line. --helpfull:
+absl's full listing (every flag by the module that defines it, with its whole help), under the same docstring."""
 
 import re
 import shutil
+import textwrap
 
 from absl import flags
 
@@ -13,7 +14,9 @@ from albert.ground.settings_flags import GROUPS, LINES
 
 STEPS = ("do_train", "do_eval", "do_predict")  # each leads its group, after the required flags
 WIDTH = 100  # when stdout is no terminal (a pipe, a file): the lines of a golden file
-SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)[.:;](?=\s|$)")
+# A sentence (or a clause that stands alone) ends at a '.' or ';' before a space or the end: not at a ':' (what follows
+# it belongs to the sentence) nor inside a number (2.0) or an abbreviation (e.g., i.e., etc.).
+SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)[.;](?=\s|$)")
 
 
 def width() -> int:
@@ -22,24 +25,23 @@ def width() -> int:
 
 
 def summary(text: str) -> str:
-    """A help text's first sentence: up to its first '.', ':' or ';' that ends a clause outside parentheses."""
+    """A help text's first sentence: up to its first '.' or ';' that ends a clause outside parentheses (a ':' does
+    not end it: "2.0: beam size over start positions" stays whole)."""
     depth = 0
     for index, char in enumerate(text):
         depth += (char == "(") - (char == ")")
-        if depth == 0 and char in ".:;" and SENTENCE_END.match(text, index):
+        if depth == 0 and char in ".;" and SENTENCE_END.match(text, index):
             return text[:index].strip()
     return text.strip()
 
 
-def fit(text: str, room: int) -> str:
-    """`text` in `room` characters: whole, else without its parentheses, else cut at a word with '…'."""
+def fit(text: str, room: int) -> list:
+    """`text` in lines of `room` characters: one line whole, else one line without its parentheses, else the text
+    without its parentheses wrapped at words onto as many lines as it takes (a sentence is never cut short)."""
     if len(text) <= room:
-        return text
+        return [text]
     bare = re.sub(r"\s*\([^()]*\)", "", text)
-    if len(bare) <= room:
-        return bare
-    cut = bare[:room - 1].rsplit(" ", 1)[0].rstrip(",;:")
-    return cut + "…"
+    return textwrap.wrap(bare, room, break_long_words=False, break_on_hyphens=False) or [bare]
 
 
 def default_text(flag) -> str:
@@ -68,10 +70,14 @@ def flag_lines(values=flags.FLAGS, columns: int | None = None) -> str:
         flag = values[line.name]
         text = summary(line.help)
         head = f"  --{line.name}".ljust(name_width) + "  " + shown[line.name].ljust(default_width)
-        choices = ", ".join(getattr(flag.parser, "enum_values", None) or ())
-        if choices and len(head) + len(text) + 2 + len(choices) <= columns:
+        allowed = getattr(flag.parser, "enum_values", None) or ()
+        choices = ", ".join(allowed)
+        named = all(re.search(rf"\b{re.escape(value)}\b", text) for value in allowed)  # the sentence lists them
+        if choices and not named and len(head) + len(text) + 2 + len(choices) <= columns:
             text = f"{text}: {choices}"
-        out.append((head + fit(text, columns - len(head))).rstrip())
+        first, *more = fit(text, columns - len(head))
+        out.append((head + first).rstrip())
+        out.extend(" " * len(head) + line for line in more)
     return "\n".join(out) + "\n"
 
 
