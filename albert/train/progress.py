@@ -7,6 +7,12 @@ from albert.model.sizing import gemm_ceiling
 LOG_SECONDS = 30.0  # a progress line about this often when no --log_every_steps is given (one process)
 
 
+def number(name: str, value: float) -> str:
+    """A value of the progress line: the learning rate in scientific notation (2.00e-05: a fine-tuning rate shows as
+    0.0000 with four decimals), the metrics with four decimals."""
+    return f"{value:.2e}" if name == "learning_rate" else f"{value:.4f}"
+
+
 class ProgressMeter:
     """How many steps each call of the compiled loop runs, and the progress line after it: loss and metrics,
     examples/s, tokens/s, achieved FLOP/s and MFU (against this device's measured GEMM ceiling), ETA. The first
@@ -41,7 +47,7 @@ class ProgressMeter:
         examples x seq_length): tokens/s and FLOP/s count those."""
         c = self.config
         text = (f"step {step}/{c.num_train_steps} loss {results['loss']:.8f} "
-                + " ".join(f"{k} {v:.4f}" for k, v in results.items() if k != "loss"))
+                + " ".join(f"{k} {number(k, v)}" for k, v in results.items() if k != "loss"))
         self.seconds_per_step = seconds / steps
         self.rates = {}
         if self.first:
