@@ -1,5 +1,6 @@
 """Exact trainable parameter counts of the real Keras models, and `python -m albert.info` agreeing with them."""
 
+import json
 import re
 import subprocess
 import sys
@@ -108,6 +109,33 @@ def test_largest_batch_is_the_largest_that_fits_and_recompute_fits_more():
                 sizes[recompute] = b
                 assert f"| {name} | 16 GiB |" in table
             assert sizes[True] > 3 * sizes[False] > 0
+
+
+def test_info_sizes_a_model_shorter_than_the_default_length_at_its_own(tmp_path):
+    """The demo's model (max_position_embeddings 64, scripts/demo.sh) at the default --seq_length: sized at 64 and
+    said, not refused for the default 512; a length the user gives is still held to the model's."""
+    config = tmp_path / "albert_config.json"
+    config.write_text(json.dumps({"vocab_size": 8000, "embedding_size": 128, "hidden_size": 128,
+                                  "num_hidden_layers": 4, "num_attention_heads": 2, "intermediate_size": 512,
+                                  "max_position_embeddings": 64, "hidden_act": "gelu"}))
+    result = run_info("--albert_config_file", str(config))
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    assert result.stdout.startswith("--seq_length 64: the config's max_position_embeddings (the default 512 is "
+                                    "longer than the model takes)\n\nALBERT: L=4 H=128 E=128 I=512 heads=2 V=8000 ")
+    assert "\nForward FLOPs per token at T=64 (training ~3x)\n" in result.stdout
+    assert "\nTraining memory, batch 8 x 64 tokens, fp32 (estimate)\n" in result.stdout
+    assert "\nLargest training batch at T=64 " in result.stdout
+    given = run_info("--albert_config_file", str(config), "--seq_length", "32")
+    assert given.returncode == 0 and given.stdout.startswith("ALBERT: L=4 ")
+    assert "\nForward FLOPs per token at T=32 (training ~3x)\n" in given.stdout
+    longer = run_info("--albert_config_file", str(config), "--seq_length", "512")
+    assert longer.returncode == 2
+    assert longer.stderr.strip() == ("python -m albert.info: error: --seq_length 512 exceeds max_position_embeddings "
+                                     "(64)")
+    preset = run_info("--preset", "base_v2")  # 512 fits: nothing said
+    assert preset.returncode == 0 and preset.stdout.startswith("ALBERT: L=12 ")
+    assert "\nForward FLOPs per token at T=512 (training ~3x)\n" in preset.stdout
 
 
 def test_info_cli_errors_exit_2(tmp_path):
