@@ -130,6 +130,8 @@ CASES = [
     ("cl", ["--data_dir={w}/glue_header_only"], "{w}/glue_header_only/RTE/train.tsv: no examples"),
     ("cl", ["--data_dir={w}/glue_bad_label"], "{w}/glue_bad_label/RTE/train.tsv:2: unknown label 'maybe'"),
     ("cl", ["--data_dir={w}/glue_short_row"], "{w}/glue_short_row/RTE/train.tsv:3"),
+    ("cl", ["--data_dir={w}/glue_tab_in_text"], "{w}/glue_tab_in_text/RTE/train.tsv:3: 5 fields where the header has "
+     "4; a TSV cell cannot hold a tab"),
     ("cl", ["--task_name=ax"], "task ax is predict-only"),
     ("cl", ["--output_dir={w}/notes.txt"], "{w}/notes.txt: --output_dir is a file"),
     ("cl", ["--optimizer=adam"], "--optimizer"),
@@ -141,6 +143,7 @@ CASES = [
     ("cl", ["--tflite_metadata=zip"], "--tflite_metadata=zip: value should be one of <tokenizer|none>"),
     ("cl", ["--tflite_length=short"], "--tflite_length=short: value should be one of <default|fixed|dynamic>"),
     ("cl", ["--export_dir={out}"], "--export_dir {out} is an input of this command"),
+    ("cl", ["--export_dir={w}/userfiles"], "--export_dir {w}/userfiles holds files this command did not write (data/a.csv, notes.txt): pass a new or empty directory (nothing was written)"),
     ("cl", ["--onnx_export=int4"], "--onnx_export=int4: value should be one of <none|float32|dynamic_int8>"),
     ("cl", ["--onnx_export=float32"], "--onnx_export=float32 writes model.onnx into the export: pass --export_dir"),
     # ---------------------------------------------------------------- run_squad.py
@@ -154,6 +157,9 @@ CASES = [
     ("sq", ["--predict_file={w}/latin1.json"], "{w}/latin1.json:3"),
     ("sq", ["--predict_file={w}/broken.json"], "{w}/broken.json:1: not JSON ("),
     ("sq", ["--predict_file={w}/list.json"], "{w}/list.json: not a SQuAD file"),
+    ("sq", ["--predict_file={w}/squad_v2_no_flag.json"], "{w}/squad_v2_no_flag.json: question 'q0' has no answer "
+     "(\"answers\": []), which SQuAD 1.1 scoring cannot score; for a SQuAD 2.0 file pass --version_2_with_negative"),
+    ("sq", ["--predict_file={w}/squad_twice.json"], "{w}/squad_twice.json: question id 'q1' is given twice"),
     ("sq", ["--spm_model_file=", "--init_checkpoint={TF1}/model.ckpt",
             "--albert_config_file={TF1}/albert_config.json"], "--spm_model_file is required"),
     ("sq", ["--albert_hub_module_handle=http://127.0.0.1:9/google/albert_base/3"],
@@ -170,6 +176,7 @@ CASES = [
     ("sq", ["--predict_batch_size=0"], "--predict_batch_size must be at least 1"),
     ("sq", ["--albert_config_file={w}/latin1.json"], "{w}/latin1.json:3"),
     ("sq", ["--output_dir={w}/notes.txt"], "{w}/notes.txt: --output_dir is a file"),
+    ("sq", ["--export_dir=."], "--export_dir . is the working directory"),
     ("sq", ["--export_dir={w}/hf_copy", "--init_checkpoint={w}/hf_copy"],
      "--export_dir {w}/hf_copy holds {w}/hf_copy/"),
     ("sq", ["--init_checkpoint={w}/garbage/model.ckpt", "--albert_config_file={hf}/config.json",
@@ -195,9 +202,12 @@ CASES = [
     ("ra", ["--data_dir={w}/race_missing_answer"], "has 2 questions, 2 option lists and 1 answers"),
     ("ra", ["--data_dir={w}/race_broken_json"], "{w}/race_broken_json/RACE/train/middle/all.txt:2: not JSON"),
     ("ra", ["--data_dir={w}/race_no_keys"], "an article is an object with id, article, questions, options and answers"),
+    ("ra", ["--data_dir={w}/race_twice"], "{w}/race_twice/RACE/train/middle/all.txt:2: article id 'm1.txt' is given "
+     "twice (first at {w}/race_twice/RACE/train/middle/all.txt:1)"),
     ("ra", ["--output_dir={w}/notes.txt"], "{w}/notes.txt: --output_dir is a file"),
     ("ra", ["--albert_config_file={w}"], "{w}: --albert_config_file is a directory"),
     ("ra", ["--export_dir={w}"], "--export_dir {w} holds"),
+    ("ra", ["--export_dir={w}/userfiles"], "--export_dir {w}/userfiles holds files this command did not write (data/a.csv, notes.txt): pass a new or empty directory (nothing was written)"),
     ("ra", ["--export_dir={w}/notes.txt"], "--export_dir {w}/notes.txt is a file; pass a directory"),
     # ---------------------------------------------------------------- run_ner.py
     ("ner", ["--output_dir="], "--output_dir is required"),
@@ -219,6 +229,7 @@ CASES = [
     ("ner", ["--max_seq_length=32"], "--max_seq_length 32 exceeds max_position_embeddings (16)"),
     ("ner", ["--dropout_prob=2"], "--dropout_prob must be a probability"),
     ("ner", ["--export_dir={out}"], "--export_dir {out} is an input of this command"),
+    ("ner", ["--export_dir=."], "--export_dir . is the working directory"),
     ("ner", ["--onnx_export=float32"], "--onnx_export=float32 writes model.onnx into the export: pass --export_dir"),
     # ---------------------------------------------------------------- create_pretraining_data.py
     ("cp", ["--input_file="], "--input_file is required"),
@@ -263,6 +274,8 @@ CASES = [
     ("hub", ["--export_path={w}/hf_copy", "--albert_directory={w}/hf_copy"], "{w}/hf_copy is an input"),
     ("hub", ["--export_path={w}", "--albert_directory={w}/hf_copy"], "--export_path {w} holds {w}/hf_copy"),
     ("hub", ["--export_path={w}/readonly/hub"], "{w}/readonly is not writable"),
+    ("hub", ["--export_path={w}/userfiles"], "--export_path {w}/userfiles holds files this command did not write (data/a.csv, notes.txt): pass a new or empty directory (nothing was written)"),
+    ("hub", ["--export_path=."], "--export_path . is the working directory"),
     ("hub", ["--spm_model_file={w}/missing.model"], "{w}/missing.model"),
     ("hub", ["--checkpoint_name=model.ckpt-7", "--albert_directory={w}/release_no_ckpt"], "model.ckpt-7"),
     # ---------------------------------------------------------------- export_checkpoints.py
@@ -285,6 +298,9 @@ CASES = [
     ("cv", ["--output={w}", "--input={w}/hf_copy"], "--output {w} holds {w}/hf_copy"),
     ("cv", ["--output={w}/notes.txt"], "{w}/notes.txt"),
     ("cv", ["--output={w}/readonly/conv"], "{w}/readonly is not writable"),
+    ("cv", ["--output={w}/userfiles"], "--output {w}/userfiles holds files this command did not write (data/a.csv, notes.txt): pass a new or empty directory (nothing was written)"),
+    ("cv", ["--output=."], "--output . is the working directory: write the output into a new directory of its own"),
+    ("cv", ["--output=.."], "--output .. is above the working directory"),
     ("cv", ["--architecture=AlbertForEverything", "--to=huggingface"], "--architecture AlbertForEverything"),
     ("cv", ["--input={w}/release_no_ckpt"], "{w}/release_no_ckpt/model.ckpt-best.index"),
     ("cv", ["--input={w}/hf_no_weights"], "{w}/hf_no_weights"),
@@ -324,6 +340,8 @@ CASES = [
     ("se", ["{w}/squad.json", "{w}/latin1.json"], "{w}/latin1.json:3: byte 0xe9"),
     ("se", ["{w}/squad.json", "{w}"], "{w}: is a directory"),
     ("se", ["{w}/squad.json", "{w}/preds_numbers.json"], "{w}/preds_numbers.json: the prediction for 'q0' is not"),
+    ("se", ["{w}/squad_v2_no_flag.json", "{w}/preds.json"], "{w}/squad_v2_no_flag.json: question 'q0' has no answer "
+     "(\"answers\": []), which SQuAD 1.1 scoring cannot score; give its answers, or score the file as SQuAD 2.0"),
     ("se", ["{w}/squad.json", "{w}/preds.json", "--na-prob-file={w}/na_text.json"], "{w}/na_text.json"),
     ("se", ["{w}/squad.json", "{w}/preds.json", "--na-prob-thresh=x"], "--na-prob-thresh"),
     ("se", ["{w}/squad.json", "{w}/preds.json", "--out-file={w}/preds.json"], "--out-file {w}/preds.json is an input"),

@@ -69,6 +69,8 @@ def world(tmp_path_factory, corpus_dir):
     j = lambda d: json.dumps(d, indent=1)  # noqa: E731
     hf_config = json.load(open(os.path.join(HF, "config.json")))
     write(f"{w}/notes.txt", "some notes\n")
+    write(f"{w}/userfiles/notes.txt", "a user's notes\n")  # a directory of a user's files, named as an output
+    write(f"{w}/userfiles/data/a.csv", "text,label\n")
     write(f"{w}/latin1.json", b'{\n "vocab_size": 64,\n "name": "caf\xe9"\n}\n', "wb")
     write(f"{w}/broken.json", '{"vocab_size": 64,}')
     write(f"{w}/list.json", "[1, 2, 3]")
@@ -106,6 +108,7 @@ def world(tmp_path_factory, corpus_dir):
     write(f"{w}/glue_header_only/RTE/train.tsv", rows[0] + "\n")
     write(f"{w}/glue_bad_label/RTE/train.tsv", rows[0] + "\n0\ta\tb\tmaybe\n")
     write(f"{w}/glue_short_row/RTE/train.tsv", "\n".join(rows[:2]) + "\n2\tonly one column\n")
+    write(f"{w}/glue_tab_in_text/RTE/train.tsv", "\n".join(rows[:2]) + "\n2\ta\tb\tc\tentailment\n")
     # a user's own classification files, and broken copies
     reviews = ["sentence,label", '"a gripping, tender film",positive', "dull and long,negative"]
     write(f"{w}/own/train.csv", "\n".join(reviews) + "\n")
@@ -132,6 +135,8 @@ def world(tmp_path_factory, corpus_dir):
     squad_v2 = json.load(open(f"{w}/squad.json"))
     squad_v2["data"][0]["paragraphs"][0]["qas"][0].update(answers=[], is_impossible=True)
     write(f"{w}/squad_v2_no_flag.json", json.dumps(dict(squad_v2, version="1.1")))
+    squad_v2["data"][0]["paragraphs"][0]["qas"][0]["id"] = "q1"
+    write(f"{w}/squad_twice.json", json.dumps(squad_v2))
     write(f"{w}/preds.json", json.dumps({"q0": "apple", "q1": "mango", "q2": "lemon"}))
     write(f"{w}/preds_numbers.json", json.dumps({"q0": 1, "q1": "mango", "q2": "lemon"}))
     write(f"{w}/na_text.json", json.dumps({"q0": "high", "q1": 0.1, "q2": 0.2}))
@@ -150,6 +155,7 @@ def world(tmp_path_factory, corpus_dir):
     for name, value in broken_articles.items():
         write(f"{w}/{name}/RACE/train/middle/all.txt", json.dumps(value) + "\n")
     write(f"{w}/race_latin1/RACE/train/middle/all.txt", b'{"id": "caf\xe9"}\n', "wb")
+    write(f"{w}/race_twice/RACE/train/middle/all.txt", json.dumps(article) + "\n" + json.dumps(article) + "\n")
     write(f"{w}/race_broken_json/RACE/train/middle/all.txt", json.dumps(article) + "\n{oops\n")
     # model directories: release layout without checkpoint / SentencePiece / with a non-UTF-8 config, HF without
     # weights or with a non-UTF-8 config, a fake SavedModel

@@ -13,7 +13,8 @@ import time
 
 import pytest
 
-from albert.ground.atomic import remove_leftovers, replacing_directory, replacing_file
+from albert.ground.atomic import remove_leftovers, replacing_file
+from albert.ground.outputs import MARKER, writing
 from tests.helpers import ROOT
 from tests.pretraining_helpers import step_losses
 
@@ -93,14 +94,16 @@ def test_replacing_file_and_directory_leave_nothing_on_failure(tmp_path):
             open(tmp, "w").write("half")
             raise RuntimeError("killed")
     with pytest.raises(RuntimeError):
-        with replacing_directory(str(tmp_path / "hub")) as tmp:
+        with writing(str(tmp_path / "hub"), "export_to_tfhub.py", "--export_path") as tmp:
             open(os.path.join(tmp, "f"), "w").write("half")
             raise RuntimeError("killed")
     assert os.listdir(tmp_path) == []
     (tmp_path / f"hub.tmp-{dead_pid()}").mkdir()  # a killed exporter's
-    with replacing_directory(str(tmp_path / "hub")) as tmp:
+    (tmp_path / f"hub.old-{dead_pid()}").mkdir()  # one killed while swapping its output into place
+    with writing(str(tmp_path / "hub"), "export_to_tfhub.py", "--export_path") as tmp:
         open(os.path.join(tmp, "f"), "w").write("whole")
     assert os.listdir(tmp_path) == ["hub"]
+    assert sorted(os.listdir(tmp_path / "hub")) == [MARKER, "f"]
     assert (tmp_path / "hub" / "f").read_text() == "whole"
 
 

@@ -12,17 +12,16 @@ model). The library call is albert.export.conversion.convert.
 import dataclasses
 import os
 
-from albert.ground import cli
+from albert.ground import cli, outputs
 from albert.ground.errors import AlbertError
 from albert.ground.rundir import BEST_CHECKPOINT
 from albert.ground.settings_flags import Settings, define, setting
-from albert.ground.validators import check_output_path
 from albert.hub.resolve import resolve
 from albert.jobs.preflight import check_local_files
 from albert.weights.huggingface import ARCHITECTURES
 
 FORMATS = ("release", "huggingface")
-FLAG_NAMES = {"directory": "--input", "checkpoint": "--checkpoint_name", "spm": "--spm_model_file"}  # in errors
+FLAG_NAMES = {"output": "--output", "directory": "--input", "checkpoint": "--checkpoint_name", "spm": "--spm_model_file"}  # in errors
 
 
 @dataclasses.dataclass(frozen=True)
@@ -30,7 +29,8 @@ class Conversion(Settings):
     input: str = setting(help="Model reference: a model directory (release layout, Hugging Face, keras-hub, TF1 Hub "
                          "module, Model Garden SavedModel), an archive, a name, a hub id or handle, a URL.",
                          group="model")
-    output: str = setting(help="Output directory (replaced if it exists).", group="inputs")
+    output: str = setting(help="Output directory: new, empty, or an earlier output of this conversion (a "
+                          "directory holding other files is refused).", group="inputs")
     to: str = setting(help="Output layout: release (albert_config.json, 30k-clean.model, model.ckpt-best with the "
                       "original names) or huggingface (config.json, model.safetensors, spiece.model).",
                       choices=FORMATS, group="inputs")
@@ -48,11 +48,12 @@ def main(argv):
     del argv
     s = CONVERSION.build()
     check_local_files(None, s.spm_model_file, None)  # before a model reference is resolved (it may download)
-    check_output_path("output", s.output.rstrip("/"), (s.input, s.spm_model_file), directory=True)
+    command = f"albert.convert --to={s.to}"  # what the output's marker names (albert.ground.outputs)
+    outputs.check(s.output, command, "--output", (s.input, s.spm_model_file))
     directory = resolve(s.input)
     if not os.path.isdir(directory):
         raise AlbertError(f"{directory}: --input not found (a model directory)")
-    check_output_path("output", s.output.rstrip("/"), (directory, s.spm_model_file), directory=True)
+    outputs.check(s.output, command, "--output", (directory, s.spm_model_file))
     from albert.export.conversion import convert  # TensorFlow loads here, once the flags are checked
 
     report = convert(directory, s.output, s.to, s.architecture, s.checkpoint_name, s.spm_model_file, FLAG_NAMES)

@@ -11,10 +11,9 @@ Everything is written under a temporary name and renamed into place; a failed ex
 """
 
 from albert.data.features import boundaries
-from albert.export.options import HubExport
-from albert.ground import cli
+from albert.export.options import HUB_EXPORT_COMMAND, HubExport
+from albert.ground import cli, outputs
 from albert.ground.settings_flags import define
-from albert.ground.validators import check_output_path
 from albert.hub.resolve import resolve
 from albert.jobs.preflight import check_local_files
 
@@ -32,9 +31,9 @@ def main(argv):
     s = HUB.build()
     boundaries(s.seq_length or 128, s.length_buckets)  # a malformed value is one line here
     check_local_files(None, s.spm_model_file, None)  # before a model reference is resolved (it may download)
-    check_output_path("export_path", s.export_path.rstrip("/"), (s.albert_directory, s.spm_model_file), directory=True)
+    outputs.check(s.export_path, HUB_EXPORT_COMMAND, "--export_path", (s.albert_directory, s.spm_model_file))
     directory = resolve(s.albert_directory)
-    check_output_path("export_path", s.export_path.rstrip("/"), (directory, s.spm_model_file), directory=True)
+    outputs.check(s.export_path, HUB_EXPORT_COMMAND, "--export_path", (directory, s.spm_model_file))
     from albert.export.hub import export_hub_models  # TensorFlow loads here, once the flags are checked
 
     print(export_hub_models(directory, s.export_path, s.checkpoint_name, s.spm_model_file, s.do_lower_case,

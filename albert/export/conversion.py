@@ -5,7 +5,8 @@ or Hugging Face out.
 the original TF1 names or one of ours), a Hugging Face directory (config.json, model.safetensors, spiece.model) or
 a keras-hub preset. Which model it holds (encoder, pretraining heads, a classifier, ...) is read from the files;
 --architecture (a Hugging Face class name) says it where they cannot. The output is written under a temporary
-name and renamed into place (an existing --output is replaced); a bad input is one line and exit status 2.
+name and moved into place (albert.ground.outputs: over nothing, an empty directory or an earlier conversion of the
+same kind, never over a directory holding other files); a bad input is one line and exit status 2.
 """
 
 import json
@@ -15,7 +16,7 @@ import shutil
 import keras
 from safetensors.numpy import save_file
 
-from albert.ground.atomic import replacing_directory
+from albert.ground.outputs import check, writing
 from albert.config import AlbertConfig
 from albert.ground.errors import AlbertError
 from albert.hub import huggingface_files
@@ -89,11 +90,11 @@ def convert(source: str, output: str, to: str, architecture: str | None = None,
             checkpoint_name: str = BEST_CHECKPOINT, spm_model_file: str | None = None, names: dict = ARGUMENTS):
     """Convert the model directory `source` into `output` (layout `to`); returns the LoadReport. `names`: how the
     errors call `source`, `checkpoint_name` and `spm_model_file` (python -m albert.convert passes its flags')."""
-    if os.path.abspath(output) == os.path.abspath(source):
-        raise AlbertError(f"--output {output} is --input: write the conversion to another directory")
+    command, name = f"albert.convert --to={to}", names.get("output", "output")
+    check(output, command, name, (source, spm_model_file))
     files = read_model_directory(source, checkpoint_name, spm_model_file, names)
     model, report, source_architecture = build_model(files, architecture)
-    with replacing_directory(output) as tmp:
+    with writing(output, command, name, (source, spm_model_file)) as tmp:
         if to == "release":
             write_release(model, files, tmp)
         else:

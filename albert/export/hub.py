@@ -23,7 +23,7 @@ import os
 import keras
 import tensorflow as tf
 
-from albert.ground.atomic import replacing_directory
+from albert.ground.outputs import check, writing
 from albert.config import AlbertConfig
 from albert.data.buckets import cut_to_bucket
 from albert.data.features import boundaries
@@ -36,7 +36,7 @@ from albert.model.preprocessor import DEFAULT_SEQ_LENGTH
 from albert.model.serialization import float32_copy
 from albert.model.task_models import AlbertPretrainer
 from albert.text.graph_tokenizer import InGraphTokenizer
-from albert.export.options import MODEL_DIRECTORY_FLAGS
+from albert.export.options import HUB_EXPORT_COMMAND, MODEL_DIRECTORY_FLAGS
 from albert.weights.formats import check_vocabulary, read_model_directory
 from albert.weights.loader import load_located
 from albert.weights.tf_checkpoints import checkpoint_step, save_original_checkpoint
@@ -175,13 +175,13 @@ def export_hub_models(albert_directory: str, export_path: str, checkpoint_name: 
     """export_to_tfhub.py: a model directory (release layout, Hugging Face, keras-hub) as export_path/encoder (with
     its model.tflite), export_path/preprocessor, export_path/mlm and export_path/fill_mask, written whole or not at
     all."""
+    out = export_path.rstrip("/")
+    check(out, HUB_EXPORT_COMMAND, "--export_path", (albert_directory, spm_model_file))
     files = read_model_directory(albert_directory, checkpoint_name, spm_model_file, MODEL_DIRECTORY_FLAGS)
     model, config = load_pretrainer(files)
     seq_length = seq_length or min(DEFAULT_SEQ_LENGTH, config.max_position_embeddings)
     config.check_sequence_length(seq_length, "--seq_length", files.config)
-    out = export_path.rstrip("/")
-    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
-    with replacing_directory(out) as tmp:
+    with writing(out, HUB_EXPORT_COMMAND, "--export_path", (albert_directory, spm_model_file)) as tmp:
         config.to_json_file(os.path.join(tmp, "albert_config.json"))  # the original's format, whatever the input's
         assets = {"albert_config.json": os.path.join(tmp, "albert_config.json"),
                   os.path.basename(files.spm_model): files.spm_model}

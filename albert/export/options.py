@@ -56,6 +56,7 @@ def check_onnx_export(choice: str, export_dir: str | None):
 
 # How the errors of albert.weights.formats.describe name the three settings below (export_to_tfhub.py's and
 # export_checkpoints.py's flags).
+HUB_EXPORT_COMMAND = "export_to_tfhub.py"  # what its outputs' markers name (albert.ground.outputs)
 MODEL_DIRECTORY_FLAGS = {"directory": "--albert_directory", "checkpoint": "--checkpoint_name",
                          "spm": "--spm_model_file"}
 
@@ -81,7 +82,7 @@ class ModelDirectory(Settings):
 class HubExport(ModelDirectory, TfliteOptions):
     """export_to_tfhub.py's settings."""
 
-    export_path: str = setting(help="Output directory (replaced if it exists).", group="export")
+    export_path: str = setting(help="Output directory: new, empty, or an earlier export of this command (a directory holding other files is refused).", group="export")
     do_lower_case: bool = setting(True, "Lower-case text in the preprocessor.", group="export")
     seq_length: int | None = setting(None, "Length of the preprocessor's default packing (default: 128, or the "
                                      "model's max_position_embeddings when it is smaller).", check=at_least(3),

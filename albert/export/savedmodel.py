@@ -9,7 +9,7 @@ import shutil
 
 import tensorflow as tf
 
-from albert.ground.atomic import replacing_directory
+from albert.ground.outputs import writing
 
 HUB_INPUTS = ("input_word_ids", "input_mask", "input_type_ids")
 PER_POSITION = ("start_logits", "end_logits", "sequence_output")  # outputs whose second axis is the sequence
@@ -68,9 +68,9 @@ def in_save_context():
 
 
 def save(root, path: str, signatures: dict | None, assets: dict | None = None):
-    """Save under a temporary name next to `path`, copy assets, then rename into place."""
-    os.makedirs(os.path.dirname(os.path.abspath(path.rstrip("/"))), exist_ok=True)
-    with replacing_directory(path) as tmp:
+    """Save under a temporary name next to `path`, copy assets, then rename into place (albert.ground.outputs: never
+    over a directory holding other files; inside an export being written, straight into it)."""
+    with writing(path, "a SavedModel export", "the export directory") as tmp:
         tf.saved_model.save(root, tmp, signatures=signatures)
         for name, source in (assets or {}).items():
             shutil.copyfile(source, os.path.join(tmp, "assets", name))

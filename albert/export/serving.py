@@ -17,6 +17,7 @@ from albert.data.buckets import cut_to_bucket
 from albert.data.features import boundaries
 from albert.export.litert import export_tflite
 from albert.export.onnx import export_onnx
+from albert.ground.outputs import writing
 from albert.export.savedmodel import encoder_inputs, int_spec, named_outputs, root_with_variables, save
 from albert.model.serialization import float32_copy
 from albert.tasks.squad import model_inputs, prediction_outputs
@@ -88,9 +89,11 @@ def export_packed(model, input_names, output_names, path: str, seq_length: int |
     root = root_with_variables(model)
     root.model = model
     root.serve = tf.function(named_outputs(model, output_names), input_signature=[spec])
-    save(root, path, {"serving_default": root.serve})
-    if onnx_export != "none":
-        export_onnx(model, os.path.join(path, "model.onnx"), input_names, output_names, onnx_export,
-                    rows_per_example)
-    return export_tflite(model, os.path.join(path, "model.tflite"), input_names, seq_length, output_names,
-                         quantization, rows_per_example, described=described)
+    with writing(path, "a SavedModel export", "the export directory") as out:  # whole, with its files
+        save(root, out, {"serving_default": root.serve})
+        if onnx_export != "none":
+            export_onnx(model, os.path.join(out, "model.onnx"), input_names, output_names, onnx_export,
+                        rows_per_example)
+        report = export_tflite(model, os.path.join(out, "model.tflite"), input_names, seq_length, output_names,
+                               quantization, rows_per_example, described=described)
+    return dict(report, path=os.path.join(path, "model.tflite")) if out != path else report

@@ -1,6 +1,6 @@
 """Files and directories written whole or not at all, and what a killed writer left behind.
 
-Every temporary name carries its writer's pid (`<final>.tmp-<pid>`, `.<name>.spill-<pid>-...`,
+Every temporary name carries its writer's pid (`<final>.tmp-<pid>`, `<dir>.old-<pid>`, `.<name>.spill-<pid>-...`,
 `.<name>.corpus-<pid>-...`); `remove_leftovers` deletes those whose writer is no longer running, and TensorFlow's
 `<checkpoint>_temp` directories, which a run killed mid-save leaves behind.
 """
@@ -14,7 +14,7 @@ import signal
 
 from albert.ground.paths import is_remote, open_file
 
-_PID = re.compile(r"(?:\.tmp-|\.spill-|\.corpus-)(\d+)")
+_PID = re.compile(r"(?:\.tmp-|\.old-|\.spill-|\.corpus-)(\d+)")
 
 
 def alive(pid: int) -> bool:
@@ -78,24 +78,6 @@ def new_directories(path: str):
             except OSError:
                 break
         raise
-
-
-@contextlib.contextmanager
-def replacing_directory(path: str):
-    """Yield a fresh temporary directory next to `path`; when the block succeeds it replaces `path` (an existing one
-    is removed), when it fails nothing is left behind. A killed earlier writer's temporary is removed first."""
-    path = path.rstrip("/")
-    remove_leftovers(os.path.dirname(os.path.abspath(path)), os.path.basename(path) + ".tmp-")
-    tmp = f"{path}.tmp-{os.getpid()}"
-    shutil.rmtree(tmp, ignore_errors=True)
-    os.makedirs(tmp)
-    try:
-        yield tmp
-        if os.path.exists(path):
-            shutil.rmtree(path)
-        os.replace(tmp, path)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 @contextlib.contextmanager

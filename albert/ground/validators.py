@@ -26,9 +26,10 @@ def check_finite(name: str, value: float, minimum: float = 0.0):
 
 
 def check_output_path(flag: str, path: str, inputs: tuple = (), directory: bool = False):
-    """Before any work: a local output `path` (a file, or with `directory` a directory, replaced if it exists) can be
-    written: it is not an input, not of the other kind, and its parent is a directory that exists or can be made
-    and can be written. Remote paths (gs://...) are left to the writer."""
+    """Before any work: a local output `path` (a file, or with `directory` a directory the command writes files
+    into, such as a feature cache) can be written: it is not an input, not of the other kind, and its parent is a
+    directory that exists or can be made and can be written. Remote paths (gs://...) are left to the writer. (A
+    directory written whole, an export, is albert.ground.outputs'.)"""
     if not path or is_remote(path):
         return
     real = os.path.realpath(path)
@@ -36,8 +37,8 @@ def check_output_path(flag: str, path: str, inputs: tuple = (), directory: bool 
         if source and not is_remote(source) and os.path.realpath(source) == real:
             raise AlbertError(f"--{flag} {path} is an input of this command: write the output elsewhere")
         if directory and source and not is_remote(source) and os.path.realpath(source).startswith(real + os.sep):
-            raise AlbertError(f"--{flag} {path} holds {source}, an input of this command, and would be replaced: "
-                              "write the output elsewhere")
+            raise AlbertError(f"--{flag} {path} holds {source}, an input of this command: write the output "
+                              "elsewhere")
     if os.path.isdir(path) and not directory:
         raise AlbertError(f"--{flag} {path} is a directory; pass a file name")
     if os.path.exists(path) and not os.path.isdir(path) and directory:

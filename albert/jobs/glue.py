@@ -8,6 +8,7 @@ import keras
 import numpy as np
 
 from albert.ground.atomic import write_text
+from albert.ground.outputs import writing
 from albert.data.buckets import in_original_order
 from albert.data.features import PACKED_INPUTS, boundaries, step_boundaries
 from albert.data.readers import classifier_dataset, classifier_decoder, prediction_batches
@@ -90,7 +91,8 @@ class FineTuning:
             (write_own_predictions if isinstance(self.task, OwnTask) else write_predictions)(
                 self.task, logits, examples, self.output_dir)
         if s.export_dir:
-            self.export()
+            with writing(s.export_dir, s.export_command, "--export_dir") as out:
+                self.export(out)
 
     def features(self, split: str, resumed: int | None = None) -> tuple:
         """(record, examples) of a split; with `resumed` (the step a run resumes from) a stale record in the run's
@@ -155,31 +157,31 @@ class FineTuning:
                                                  if k != "global_step" and "[" not in k)
               + f" | best {key} {best_value:.4f} at step {best_step}")
 
-    def export(self):
+    def export(self, out: str):
         """The serving SavedModel on raw strings and, in it, model.tflite (packed ids -> logits) and with
-        --onnx_export model.onnx (the same); with --do_eval the LiteRT file's dev metric beside the float model's
-        (tflite_results.txt)."""
+        --onnx_export model.onnx (the same), written in `out` (moved to --export_dir when complete); with --do_eval
+        the LiteRT file's dev metric beside the float model's (tflite_results.txt)."""
         s, task = self.settings, self.task
         pair = task.pair
         labels = list(task.labels) if task.labels else None
-        export_classifier(self.model, s.spm_model_file, s.do_lower_case, labels, pair, s.max_seq_length,
-                          s.export_dir, self.bounds)
+        export_classifier(self.model, s.spm_model_file, s.do_lower_case, labels, pair, s.max_seq_length, out,
+                          self.bounds)
         kind = "regression score" if task.is_regression else f"logits over {', '.join(task.labels)}"
         described = describe(s.tflite_metadata, f"ALBERT {task.directory} classifier",
                              f"ALBERT fine-tuned on {task.directory}: [CLS] text [SEP]"
                              f"{' text_b [SEP]' if pair else ''} -> {kind}.", s.spm_model_file, s.vocab_file,
                              s.do_lower_case, labels=labels, regression=task.is_regression)
-        report = litert.export_tflite(self.model, os.path.join(s.export_dir, "model.tflite"), PACKED_INPUTS,
+        report = litert.export_tflite(self.model, os.path.join(out, "model.tflite"), PACKED_INPUTS,
                                       litert.file_length(s.max_seq_length, self.bounds, s.tflite_length),
                                       quantization=s.tflite_quantization, described=described)
         print(f"exported the serving model to {s.export_dir} (inputs: text_a{', text_b' if pair else ''}) and "
-              f"{report['path']} (packed ids -> logits, {report['bytes']:,} bytes)")
+              f"{os.path.join(s.export_dir, 'model.tflite')} (packed ids -> logits, {report['bytes']:,} bytes)")
         if s.onnx_export != "none":
             metadata = classifier_metadata(task.name, labels, pair, s.max_seq_length, s.do_lower_case,
                                            s.spm_model_file)
-            onnx_file = export_onnx(self.model, os.path.join(s.export_dir, "model.onnx"), PACKED_INPUTS,
+            onnx_file = export_onnx(self.model, os.path.join(out, "model.onnx"), PACKED_INPUTS,
                                     quantization=s.onnx_export, metadata=metadata)
-            print(f"exported {onnx_file['path']} ({s.onnx_export}: packed ids -> logits, {onnx_file['bytes']:,} "
+            print(f"exported {os.path.join(s.export_dir, 'model.onnx')} ({s.onnx_export}: packed ids -> logits, {onnx_file['bytes']:,} "
                   "bytes)")
         if s.do_eval:
             logits, examples = self.logits_of("dev", s.eval_batch_size)

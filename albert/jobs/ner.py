@@ -14,6 +14,7 @@ from albert.export.ner_serving import export_tagger, tagger_metadata
 from albert.export.onnx import export_onnx
 from albert.export.tflite_metadata import describe
 from albert.ground.atomic import write_text
+from albert.ground.outputs import writing
 from albert.jobs.outputs import append_eval_results, begin_training, record_model_files
 from albert.jobs.settings import NerRun, with_epoch_steps
 from albert.model.task_models import AlbertTokenClassifier
@@ -96,7 +97,8 @@ class NerFineTuning:
             write_text(os.path.join(self.output_dir, "test_predictions.txt"), prediction_lines(sentences, tags))
             print(f"wrote test_predictions.txt ({len(sentences)} sentences, {sum(map(len, tags))} words)")
         if s.export_dir:
-            self.export()
+            with writing(s.export_dir, s.export_command, "--export_dir") as out:
+                self.export(out)
 
     def train_dataset(self, context, batch_size: int):
         """Training windows, reshuffled each epoch with the run's seed (an index permutation: the iterator
@@ -160,25 +162,25 @@ class NerFineTuning:
                                                                                  "accuracy"))
               + f" | best f1 {best_value:.4f} at step {best_step}")
 
-    def export(self):
+    def export(self, out: str):
         """The serving SavedModel on raw text and, in it, model.tflite (packed ids -> logits) and with
-        --onnx_export model.onnx, the tag names in their metadata."""
+        --onnx_export model.onnx, the tag names in their metadata; written in `out` (moved to --export_dir when
+        complete)."""
         s, labels = self.settings, list(self.task.labels)
-        export_tagger(self.model, s.spm_model_file, s.do_lower_case, labels, s.max_seq_length, s.doc_stride,
-                      s.export_dir)
+        export_tagger(self.model, s.spm_model_file, s.do_lower_case, labels, s.max_seq_length, s.doc_stride, out)
         described = describe(s.tflite_metadata, "ALBERT token classifier",
                              "ALBERT fine-tuned for token classification: [CLS] pieces [SEP] -> logits over "
                              f"{', '.join(labels)} at every position (a word's tag is read at its first piece).",
                              s.spm_model_file, s.vocab_file, s.do_lower_case, labels=labels)
-        report = litert.export_tflite(self.model, os.path.join(s.export_dir, "model.tflite"), PACKED_INPUTS,
+        report = litert.export_tflite(self.model, os.path.join(out, "model.tflite"), PACKED_INPUTS,
                                       litert.file_length(s.max_seq_length, self.bounds, s.tflite_length),
                                       quantization=s.tflite_quantization, described=described)
         print(f"exported the serving model to {s.export_dir} (input: text; output: one tag per word) and "
-              f"{report['path']} (packed ids -> logits, {report['bytes']:,} bytes)")
+              f"{os.path.join(s.export_dir, 'model.tflite')} (packed ids -> logits, {report['bytes']:,} bytes)")
         if s.onnx_export != "none":
             metadata = tagger_metadata(labels, self.task.scheme, s.max_seq_length, s.doc_stride, s.do_lower_case,
                                        s.spm_model_file)
-            onnx_file = export_onnx(self.model, os.path.join(s.export_dir, "model.onnx"), PACKED_INPUTS,
+            onnx_file = export_onnx(self.model, os.path.join(out, "model.onnx"), PACKED_INPUTS,
                                     quantization=s.onnx_export, metadata=metadata)
-            print(f"exported {onnx_file['path']} ({s.onnx_export}: packed ids -> logits, {onnx_file['bytes']:,} "
+            print(f"exported {os.path.join(s.export_dir, 'model.onnx')} ({s.onnx_export}: packed ids -> logits, {onnx_file['bytes']:,} "
                   "bytes)")

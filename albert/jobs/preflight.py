@@ -11,10 +11,10 @@ from absl import flags
 from albert.config import AlbertConfig
 from albert.data.features import boundaries
 from albert.export.options import check_onnx_export
+from albert.ground import outputs
 from albert.ground.errors import AlbertError
 from albert.ground.paths import is_remote
 from albert.ground.settings_flags import Flags
-from albert.ground.validators import check_output_path
 from albert.hub.resolve import resolve
 from albert.jobs.settings import check_one_length
 from albert.model.sizing import check_weights_fit
@@ -124,9 +124,9 @@ def check_fine_tuning(settings, *inputs: str):
     check_model_files(s.albert_config_file, s.max_seq_length, s.spm_model_file, vocab_file, s.init_checkpoint)
     check_onnx_export(s.onnx_export, s.export_dir)
     if s.export_dir:
-        check_output_path("export_dir", s.export_dir.rstrip("/"), (s.output_dir, s.albert_config_file,
-                                                                   s.spm_model_file, vocab_file, s.init_checkpoint,
-                                                                   *inputs), directory=True)
+        outputs.check(s.export_dir, s.export_command, "--export_dir", (s.output_dir, s.albert_config_file,
+                                                                      s.spm_model_file, vocab_file,
+                                                                      s.init_checkpoint, *inputs))
 
 
 SPLIT_STEPS = {"train": "do_train", "dev": "do_eval", "test": "do_predict"}  # the step that reads each file

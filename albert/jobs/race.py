@@ -6,6 +6,7 @@ import json
 import os
 
 from albert.ground.atomic import write_text
+from albert.ground.outputs import writing
 from albert.data import cache
 from albert.data.features import PACKED_INPUTS, boundaries, step_boundaries
 from albert.data.readers import prediction_batches, race_dataset, race_decoder
@@ -54,15 +55,8 @@ class RaceFineTuning:
         if s.do_predict or s.export_dir:
             init_from_checkpoint(self.model, prediction_checkpoint(s.output_dir, s.init_checkpoint))
         if s.export_dir:
-            described = describe(s.tflite_metadata, "ALBERT RACE", "ALBERT fine-tuned on RACE: for each of the 4 "
-                                 "options [CLS] article [SEP] question with the option [SEP] (inputs [batch, 4, "
-                                 "length]) -> a logit per option.", s.spm_model_file, s.vocab_file, s.do_lower_case)
-            report = export_packed(self.model, PACKED_INPUTS, None, s.export_dir,
-                                   file_length(s.max_seq_length, self.bounds, s.tflite_length), s.tflite_quantization,
-                                   rows_per_example=NUM_CHOICES, described=described, onnx_export=s.onnx_export)
-            print(f"exported the serving model to {s.export_dir} and {report['path']} ({report['bytes']:,} bytes)"
-                  + (f" and model.onnx ({s.onnx_export})" if s.onnx_export != "none" else ""))
-            self.export_text(os.path.join(s.export_dir, "text"))
+            with writing(s.export_dir, s.export_command, "--export_dir") as out:
+                self.export(out)
         if s.do_predict:
             predictions, examples = self.predictions_of("test", s.predict_file, s.predict_batch_size)
             letters = {e.example_id: "ABCD"[int(p)] for e, p in zip(examples, predictions)}
@@ -70,6 +64,20 @@ class RaceFineTuning:
             write_text(os.path.join(s.output_dir, "predictions.json"), json.dumps(letters, indent=2) + "\n")
             write_results(os.path.join(s.output_dir, "predict_results.txt"), results)
             print("test " + " ".join(f"{k} {v:.4f}" for k, v in sorted(results.items())))
+
+    def export(self, out: str):
+        """The serving model over packed inputs with its model.tflite (and model.onnx), and the one on raw text in
+        text/, written in `out` (moved to --export_dir when complete)."""
+        s = self.settings
+        described = describe(s.tflite_metadata, "ALBERT RACE", "ALBERT fine-tuned on RACE: for each of the 4 "
+                             "options [CLS] article [SEP] question with the option [SEP] (inputs [batch, 4, "
+                             "length]) -> a logit per option.", s.spm_model_file, s.vocab_file, s.do_lower_case)
+        report = export_packed(self.model, PACKED_INPUTS, None, out,
+                               file_length(s.max_seq_length, self.bounds, s.tflite_length), s.tflite_quantization,
+                               rows_per_example=NUM_CHOICES, described=described, onnx_export=s.onnx_export)
+        print(f"exported the serving model to {s.export_dir} and {os.path.join(s.export_dir, 'model.tflite')} "
+              f"({report['bytes']:,} bytes)" + (f" and model.onnx ({s.onnx_export})" if s.onnx_export != "none" else ""))
+        self.export_text(os.path.join(out, "text"))
 
     def export_text(self, path: str):
         """The serving model on raw text (article, question, options -> probabilities, choice) in `path`, beside
@@ -81,7 +89,7 @@ class RaceFineTuning:
             return
         export_race_text(self.model, s.spm_model_file, s.do_lower_case, s.max_seq_length, s.max_qa_length, path,
                          self.bounds)
-        print(f"exported the raw-text serving model to {path} (inputs: article, question, options [batch, "
+        print(f"exported the raw-text serving model to {os.path.join(s.export_dir, 'text')} (inputs: article, question, options [batch, "
               f"{NUM_CHOICES}]; outputs: probabilities, choice)")
 
     def features(self, split: str, path: str | None, resumed: int | None = None) -> tuple:

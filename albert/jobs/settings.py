@@ -3,6 +3,8 @@ flags are generated from these fields (albert.ground.settings_flags), with the o
 texts. No TensorFlow here: a command line checks its values before TensorFlow starts."""
 
 import dataclasses
+import sys
+from typing import ClassVar
 
 from albert.export.options import OnnxOption, TfliteOptions
 from albert.ground.errors import AlbertError
@@ -64,6 +66,40 @@ def epoch_steps(epochs: float, examples: int, batch_size: int, what: str = "exam
     return steps, f"training {epochs:g} epochs of {examples:,} {what}: {steps:,} steps of {batch_size}"
 
 
+def warmup_steps(settings, train_steps: int) -> int:
+    """The linear warmup of a run of `train_steps` steps: --num_warmup_steps (run_pretraining.py) or --warmup_step
+    as given, else --warmup_proportion of the steps, rounded down (run_squad.py, as the original; run_ner.py unless
+    --warmup_step is given)."""
+    given = getattr(settings, "num_warmup_steps", getattr(settings, "warmup_step", None))
+    return given if given is not None else int(train_steps * settings.warmup_proportion)
+
+
+def long_warmup(settings, train_steps: int) -> str | None:
+    """The line that says a run's warmup is longer than half of its `train_steps` training steps (the learning rate
+    stays below --learning_rate for most of the run, or all of it), naming the flag that set it and the fix; None
+    for a shorter warmup. The original's defaults stay (RACE's --warmup_step 1000 is right for its 12000 steps):
+    a run shorter than its warmup is said, not changed."""
+    warmup = warmup_steps(settings, train_steps) + getattr(settings, "start_warmup_step", 0)
+    if 2 * warmup <= train_steps:
+        return None
+    if hasattr(settings, "num_warmup_steps") or getattr(settings, "warmup_step", None) is not None:
+        flag = "--num_warmup_steps" if hasattr(settings, "num_warmup_steps") else "--warmup_step"
+        value, fix = warmup_steps(settings, train_steps), f"{train_steps // 10:,}"
+    else:
+        flag, value, fix = "--warmup_proportion", f"{settings.warmup_proportion:g}", "0.1"
+    during = "the whole run" if warmup >= train_steps else "most of the run"
+    return (f"warning: {flag} {value} warms the learning rate up over {warmup:,} steps, more than half of this run's "
+            f"{train_steps:,} training steps: it stays below --learning_rate {settings.learning_rate:g} for {during}; "
+            f"pass {flag} {fix} (a tenth of the steps) or train more steps")
+
+
+def say_long_warmup(settings, train_steps: int):
+    """long_warmup's line on stderr, when the run has one: once, as training starts."""
+    line = long_warmup(settings, train_steps)
+    if line:
+        print(line, file=sys.stderr)
+
+
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class LengthOptions(Settings):
     """How batches are cut to length (albert.data.buckets)."""
@@ -85,6 +121,13 @@ class LengthOptions(Settings):
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class FineTuningExport(TfliteOptions, OnnxOption, LengthOptions):
     """What every fine-tuning runner shares: its export's files and its batches' lengths."""
+
+    COMMAND: ClassVar[str] = ""  # the runner's script, as its outputs' markers name it (albert.ground.outputs)
+
+    @property
+    def export_command(self) -> str:
+        """What --export_dir's marker names: an export of this runner replaces only an earlier one of its own."""
+        return f"{self.COMMAND} --export_dir"
 
 
 def parse_seeds(name: str, text: str) -> tuple:
@@ -128,6 +171,8 @@ class PretrainingRun(Settings):
 @dataclasses.dataclass(frozen=True)
 class GlueRun(FineTuningExport):
     """run_classifier.py's settings."""
+
+    COMMAND: ClassVar[str] = "run_classifier.py"
 
     output_dir: str = setting(help="Checkpoints, eval results and predictions.", group="inputs")
     albert_config_file: str = setting(help=CONFIG_HELP, group="model")
@@ -195,6 +240,8 @@ class GlueRun(FineTuningExport):
 class SquadRun(FineTuningExport):
     """run_squad.py's settings."""
 
+    COMMAND: ClassVar[str] = "run_squad.py"
+
     albert_config_file: str = setting(help=CONFIG_HELP, group="model")
     spm_model_file: str = setting(help="SentencePiece model.",
                                   why="SQuAD features align SentencePiece pieces with the text", group="model")
@@ -256,6 +303,8 @@ class SquadRun(FineTuningExport):
 class RaceRun(FineTuningExport):
     """run_race.py's settings."""
 
+    COMMAND: ClassVar[str] = "run_race.py"
+
     data_dir: str = setting(help="Parent of RACE/{train,dev,test}/{middle,high}/ (official files or all.txt).",
                             group="inputs")
     output_dir: str = setting(help="Checkpoints, eval results and predictions.", group="inputs")
@@ -298,6 +347,8 @@ class RaceRun(FineTuningExport):
 class NerRun(FineTuningExport):
     """run_ner.py's settings."""
 
+    COMMAND: ClassVar[str] = "run_ner.py"
+
     output_dir: str = setting(help="Checkpoints, eval results and predictions.", group="inputs")
     albert_config_file: str = setting(help=CONFIG_HELP, group="model")
     spm_model_file: str | None = setting(None, "SentencePiece model.", group="model")
@@ -338,7 +389,10 @@ class NerRun(FineTuningExport):
                                      derived=steps_unless_epochs)
     num_train_epochs: float | None = setting(None, EPOCHS_HELP.format(what="windows (a long sentence makes "
                                                                       "several)"), check=finite, group="training")
-    warmup_step: int = setting(100, "Warmup steps.", check=at_least(0), group="training")
+    warmup_proportion: float = setting(0.1, "Fraction of the training steps spent warming up, as run_squad.py's. "
+                                       "--warmup_step, when given, wins.", check=probability, group="training")
+    warmup_step: int | None = setting(None, "Warmup steps, when given: this wins over --warmup_proportion (default: "
+                                      "none, --warmup_proportion of the steps).", check=at_least(0), group="training")
     optimizer: str = setting("adamw", "Optimizer.", choices=OPTIMIZERS, group="training")
     dropout_prob: float = setting(0.1, "Dropout before the token head.", check=probability, group="training")
     export_dir: str | None = setting(None, "Export model.ckpt-best here for serving: a SavedModel on raw text (a "

@@ -7,6 +7,7 @@ import os
 import random
 
 from albert.ground.atomic import write_text
+from albert.ground.outputs import writing
 from albert.data.features import boundaries, step_boundaries
 from albert.data.readers import prediction_batches, squad_dataset, squad_decoder
 from albert.ground.errors import AlbertError
@@ -62,8 +63,8 @@ class SquadFineTuning:
         s = self.settings
         record = s.predict_feature_file or os.path.join(s.output_dir, "predict.tf_record")
         dataset_json = squad.load_json(s.predict_file)
-        predict = {"record": record, "examples": squad.read_examples(s.predict_file, False, dataset_json),
-                   "dataset_json": dataset_json}
+        examples = squad.read_examples(s.predict_file, False, dataset_json, self.version_2)
+        predict = {"record": record, "examples": examples, "dataset_json": dataset_json}
         predict["has_answers"] = all("answers" in qa for article in dataset_json["data"]
                                      for paragraph in article.get("paragraphs", []) for qa in paragraph["qas"])
         if self.version_2 and not predict["has_answers"] and s.null_score_diff_threshold is None:
@@ -79,24 +80,34 @@ class SquadFineTuning:
             self.train()
         if self.predict or s.export_dir:
             init_from_checkpoint(self.model, prediction_checkpoint(s.output_dir, s.init_checkpoint))
-        report = self.export() if s.export_dir else None
-        results = None
-        if self.predict:
-            results = self.predict_and_write()
-            if results is not None:
-                write_results(os.path.join(s.output_dir, "predict_results.txt"), results)
-                print("predict " + json.dumps(results))
-            if results is not None and report is not None:  # the exported file on the same questions
-                lite = self.predict_and_write(self.tflite_outputs(report["path"]), write=False)
-                line = litert.report_line(report, s.tflite_quantization, "f1", lite["f1"], results["f1"])
-                write_text(os.path.join(s.output_dir, "tflite_results.txt"), line + "\n")
-                print(line)
-        if s.export_dir:
-            self.export_text(os.path.join(s.export_dir, "text"), results)
+        if not s.export_dir:
+            self.predict_with(None)
+            return
+        with writing(s.export_dir, s.export_command, "--export_dir") as out:
+            results = self.predict_with(self.export(out))
+            self.export_text(os.path.join(out, "text"), results)
 
-    def export(self) -> dict:
-        """The serving SavedModel and its model.tflite with TFLite metadata (--tflite_metadata); the file's
-        length fixed by default for 1.1 (the Task Library's BertQuestionAnswerer reads only that)."""
+    def predict_with(self, report: dict | None) -> dict | None:
+        """--do_predict's predictions and results, and with `report` (the export's model.tflite) the exported
+        file's F1 on the same questions beside the model's; the results (None without --do_predict or answers)."""
+        s = self.settings
+        if not self.predict:
+            return None
+        results = self.predict_and_write()
+        if results is not None:
+            write_results(os.path.join(s.output_dir, "predict_results.txt"), results)
+            print("predict " + json.dumps(results))
+        if results is not None and report is not None:  # the exported file on the same questions
+            lite = self.predict_and_write(self.tflite_outputs(report["path"]), write=False)
+            line = litert.report_line(report, s.tflite_quantization, "f1", lite["f1"], results["f1"])
+            write_text(os.path.join(s.output_dir, "tflite_results.txt"), line + "\n")
+            print(line)
+        return results
+
+    def export(self, out: str) -> dict:
+        """The serving SavedModel and its model.tflite with TFLite metadata (--tflite_metadata), written in `out`
+        (moved to --export_dir when complete); the file's length fixed by default for 1.1 (the Task Library's
+        BertQuestionAnswerer reads only that)."""
         s, version = self.settings, "2.0" if self.version_2 else "1.1"
         described = describe(s.tflite_metadata, f"ALBERT SQuAD {version}",
                              f"ALBERT fine-tuned on SQuAD {version}: [CLS] question [SEP] context [SEP] -> "
@@ -104,10 +115,10 @@ class SquadFineTuning:
                                 "logit." if self.version_2 else "start and end logits."),
                              s.spm_model_file, None, s.do_lower_case)
         length = litert.file_length(s.max_seq_length, self.bounds, s.tflite_length, runtime_fixed=not self.version_2)
-        report = export_squad(self.model, self.version_2, s.export_dir, length, s.tflite_quantization, described,
+        report = export_squad(self.model, self.version_2, out, length, s.tflite_quantization, described,
                               s.onnx_export)
-        print(f"exported the serving model to {s.export_dir} and {report['path']} ({report['bytes']:,} bytes)"
-                  + (f" and model.onnx ({s.onnx_export})" if s.onnx_export != "none" else ""))
+        print(f"exported the serving model to {s.export_dir} and {os.path.join(s.export_dir, 'model.tflite')} "
+              f"({report['bytes']:,} bytes)" + (f" and model.onnx ({s.onnx_export})" if s.onnx_export != "none" else ""))
         return report
 
     def export_text(self, path: str, results: dict | None):
@@ -123,7 +134,8 @@ class SquadFineTuning:
         export_squad_text(self.model, s.spm_model_file, s.do_lower_case, s.max_seq_length, s.doc_stride,
                           s.max_query_length, s.n_best_size, s.max_answer_length, path, threshold, self.bounds)
         outputs = "answer, start, end, score, " + ("null_score, has_answer, " if self.version_2 else "")
-        print(f"exported the raw-text serving model to {path} (inputs: question, context; outputs: {outputs}"
+        print(f"exported the raw-text serving model to {os.path.join(s.export_dir, 'text')} (inputs: question, "
+              f"context; outputs: {outputs}"
               "exact_alignment" + (f"; no-answer threshold {threshold:g}, {origin}" if self.version_2 else "") + ")")
 
     def train(self):
@@ -139,7 +151,7 @@ class SquadFineTuning:
         resumed = begin_training(self.trainer, s.init_checkpoint)
         record = s.train_feature_file or os.path.join(s.output_dir, "train.tf_record")
         squad.cached_features(self.examples, self.sp_model, s.features, True, record, record + ".json",
-                              resumed_run=None if resumed is None else s.output_dir)
+                              resumed_run=None if resumed is None else s.output_dir, source=s.train_file)
         self.trainer.train(lambda ctx, batch: squad_dataset([record], s.max_seq_length, batch, True, ctx,
                                                             seed=self.runtime.random_seed,
                                                             group_by_length=s.group_by_length),

@@ -9,7 +9,8 @@ import os
 import keras
 import tensorflow as tf
 
-from albert.ground.atomic import replacing_directory, replacing_file
+from albert.ground.atomic import replacing_file
+from albert.ground.outputs import writing
 from albert.config import AlbertConfig
 from albert.data.buckets import cut_to_bucket
 from albert.data.features import boundaries
@@ -89,7 +90,7 @@ class ConfigSerializable:
             archive.add_endpoint("serve_text_pairs", lambda text_a, text_b: on_text((text_a, text_b)),
                                  input_signature=[strings, strings])
         filepath = os.fspath(filepath)
-        with replacing_directory(filepath) as tmp:
+        with writing(filepath, "model.export", "filepath") as tmp:
             archive.write_out(tmp, verbose=False)
         if verbose is None or verbose:
             print(f"Saved artifact at '{filepath}' (float32; endpoint 'serve')")
