@@ -170,3 +170,43 @@ def test_a_short_row_in_a_test_split_is_an_error_even_where_training_rows_are_sk
         read_examples(get_task("qqp"), str(tmp_path), "test")
     assert str(error.value) == (f"{directory / 'test.tsv'}:3: 2 tab-separated column(s), qqp needs at least 3; fix "
                                 "or remove the row")
+
+
+def test_a_row_of_another_width_than_the_files_first_line_is_refused(tmp_path):
+    """A tab inside a text (GLUE's TSVs have no quoting) shifts the columns after it: the original read the text's
+    first half and lost the rest (RTE's sentence2 'b' without its 'c', CoLA's sentence 'Bad'), or took the second
+    half for the next column; now one line naming the row. CoLA's train file has no header: its first row says how
+    wide a row is."""
+    write(str(tmp_path), "RTE", "dev.tsv", [["index", "sentence1", "sentence2", "label"], ["0", "a", "b", "entailment"],
+                                            ["1", "a", "b\tc", "entailment"]])
+    with pytest.raises(AlbertError) as error:
+        read_examples(get_task("rte"), str(tmp_path), "dev")
+    assert str(error.value) == (f"{tmp_path}/RTE/dev.tsv:3: 5 fields where the header has 4; a TSV cell cannot hold a "
+                                "tab: take the tab out of the text")
+    write(str(tmp_path), "CoLA", "train.tsv", [["gj04", "1", "", "Fine."], ["gj04", "0", "*", "Bad", "ly."]])
+    with pytest.raises(AlbertError) as error:
+        read_examples(get_task("cola"), str(tmp_path), "train")
+    assert str(error.value) == (f"{tmp_path}/CoLA/train.tsv:2: 5 fields where the first row has 4; a TSV cell cannot "
+                                "hold a tab: take the tab out of the text")
+    write(str(tmp_path), "SST-2", "train.tsv", [["sentence", "label"], ["fine", "1"], ["a film", "", "0"]])
+    with pytest.raises(AlbertError) as error:
+        read_examples(get_task("sst-2"), str(tmp_path), "train")
+    assert str(error.value) == (f"{tmp_path}/SST-2/train.tsv:3: 3 fields where the header has 2; a TSV cell cannot "
+                                "hold a tab: take the tab out of the text")
+
+
+REAL_ROWS = {("sst-2", "train"): 67349, ("sst-2", "dev"): 872, ("cola", "train"): 8551, ("cola", "dev"): 1043,
+             ("rte", "train"): 2490, ("rte", "dev"): 277, ("qnli", "dev"): 5463}  # ../shared/glue_real/README.md
+
+
+@pytest.mark.parametrize("task_name,split", REAL_ROWS)
+def test_the_real_glue_files_read_whole(task_name, split):
+    """Every row of the real GLUE files here is as wide as its file's first line: each reads whole, as the GLUE
+    release counts its rows."""
+    from tests.helpers import shared_directory
+
+    directory = os.path.join(shared_directory(), "glue_real")
+    task = get_task(task_name)
+    if not os.path.isfile(os.path.join(directory, task.directory, task.splits[split].file)):
+        pytest.skip("no ../shared/glue_real here")
+    assert len(read_examples(task, directory, split)) == REAL_ROWS[task_name, split]

@@ -75,7 +75,8 @@ def test_labels_sort_as_numbers_when_all_are_numbers_else_as_strings():
      "a.csv: no column 'sentence' (--text_a_column); its columns are 'text', 'label'"),
     ("a.csv", 'sentence,label\n"open quote,1\n', Columns("sentence", label="label"), "a.csv:"),
     ("a.tsv", "sentence\tlabel\nfine\t1\nshort\n", Columns("sentence", label="label"),
-     "a.tsv:3: 1 column(s), but --label_column is column 1 (0-based)"),
+     "a.tsv:3: 1 field where the header has 2; give the row a cell for every column (an empty cell is nothing between "
+     "two tabs)"),
     ("a.jsonl", '{"sentence": "ok", "label": 1}\n[1, 2]\n', Columns("sentence", label="label"),
      "a.jsonl:2: a JSON Lines row must be an object"),
     ("a.json", '{"sentence": "ok"}', Columns("sentence", label="label"), "a.json: a .json file must hold one array"),

@@ -99,11 +99,17 @@ def test_tsv_reads_back(tmp_path_factory, rows, ending, bom, blank_lines, labell
 
 
 def test_tsv_cell_with_a_lone_cr_is_two_lines(tmp_path):
-    """CR ends a line in a TSV file as LF does: `a\\rb\\t1` is two lines, not a row whose text holds a CR."""
+    """CR ends a line in a TSV file as LF does: `a\\rb\\t1` is two lines, not a row whose text holds a CR; the
+    first of them, `a`, is a row of one field where the file's rows have two: refused, naming line 2."""
     path = tmp_path / "data.tsv"
     path.write_bytes(b"text\tlabel\r\na\rb\t1\r\n")
+    message = refused_in_one_line(lambda: read_rows(str(path), Columns(0, None, 1), header=False, labelled=False),
+                                  path)
+    assert message == (f"{path}:2: 1 field where the first row has 2; give the row a cell for every column (an empty "
+                       "cell is nothing between two tabs)")
+    path.write_bytes(b"text\tlabel\r\na\t0\rb\t1\r\n")
     assert read_rows(str(path), Columns(0, None, 1), header=False, labelled=False) == [
-        Row(1, "text", None, "label"), Row(2, "a", None, None), Row(3, "b", None, "1")]
+        Row(1, "text", None, "label"), Row(2, "a", None, "0"), Row(3, "b", None, "1")]
 
 
 # --------------------------------------------------------------------------------------- own files: JSON Lines

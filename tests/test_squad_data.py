@@ -142,7 +142,7 @@ def test_reading_checks_training_answers(tmp_path):
     with pytest.raises(AlbertError) as e:
         squad.read_examples(str(path), is_training=True)
     assert str(e.value) == (f"{path}: question 'x1': answer 'fox' does not occur at answer_start 3 of its context "
-                            "(found ' fo')")
+                            "(found ' fo'); give the offset of the answer's first character (0-based)")
     assert squad.read_examples(str(path), is_training=False)[0].question_text == "What?"
     path.write_text('{"data": [\n {"paragraphs": [}\n]}')
     with pytest.raises(AlbertError) as e:

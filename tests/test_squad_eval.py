@@ -89,3 +89,41 @@ def test_command_line_prints_the_official_keys(tmp_path):
     assert result.returncode == 2
     assert result.stderr.strip() == (f"squad_eval: error: {tmp_path / 'bad.json'}:1: not JSON (Expecting property "
                                      "name enclosed in double quotes at column 9)")
+
+
+def _files(tmp_path, answers, version, predictions):
+    data = {"version": version, "data": [{"title": "t", "paragraphs": [{"context": "Red fox.", "qas": [
+        {"id": "q1", "question": "Who?", "answers": answers}]}]}]}
+    (tmp_path / "data.json").write_text(json.dumps(data))
+    (tmp_path / "pred.json").write_text(json.dumps(predictions))
+    return str(tmp_path / "data.json"), str(tmp_path / "pred.json")
+
+
+def test_an_empty_answer_list_is_a_question_without_answer_in_2_0_as_the_official_script_reads_it(tmp_path):
+    """evaluate-v2.0.py: gold [""] and has_ans False; the prediction "" is right, "fox" wrong."""
+    for prediction, score in (("", 100.0), ("fox", 0.0)):
+        data, predictions = _files(tmp_path, [], "v2.0", {"q1": prediction})
+        assert squad_eval.score_files(data, predictions) == {
+            "exact": score, "f1": score, "total": 1, "NoAns_exact": score, "NoAns_f1": score, "NoAns_total": 1}
+
+
+@pytest.mark.parametrize("answers,version,predictions,message", [
+    ([], "1.1", {"q1": "fox"}, "{data}: question 'q1' has no answer (\"answers\": []), which SQuAD 1.1 scoring cannot "
+     "score; give its answers, or score the file as SQuAD 2.0 (\"version\": \"v2.0\")"),
+    ([{"text": 12, "answer_start": 0}], "v2.0", {"q1": "fox"}, "{data}: question 'q1': answer 1 has \"text\" 12 (a "
+     "number); write the answer's text as a string, in quotes"),
+    (None, "1.1", {"q1": "fox"}, "{data}: question 'q1': \"answers\" is null; write a list of answer objects "
+     "[{\"text\": ..., \"answer_start\": ...}] ([] for none)"),
+    ([{"text": "fox", "answer_start": 4}], "v2.0", {"q9": "fox"}, "{pred}: no prediction is for a question of "
+     "{data}; the predictions map the data file's question ids to answer texts"),
+])
+def test_what_the_official_scripts_crash_on_is_one_line_exit_2(tmp_path, answers, version, predictions, message):
+    """evaluate-v1.1.py raises ValueError on `"answers": []` (max of nothing), both scripts fail on a number as an
+    answer's text (AttributeError) and on null answers (TypeError), and evaluate-v2.0.py divides by zero when no
+    prediction is for a question of the file: here each is one line, exit status 2."""
+    data, pred = _files(tmp_path, answers, version, predictions)
+    result = subprocess.run([sys.executable, "-m", "albert.tasks.squad_eval", data, pred], capture_output=True,
+                            text=True, cwd=ROOT, timeout=60)
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == ["squad_eval: error: " + message.replace("{data}", data).replace("{pred}", pred)]
+    assert result.stdout == ""

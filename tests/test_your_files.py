@@ -130,7 +130,98 @@ REFUSALS = [
      "{d}/train.jsonl:1: not JSON (NaN is not a JSON value; write it as a string)"),
     ("infinite target", {"train.csv": "text,label\na,1e999\nb,2\n"}, ["--regression"],
      "{d}/train.csv:2: label '1e999' is not a finite number (--regression)"),
+    ("comma in a text", {"train.csv": "text,label\ngreat, really,good,positive\nbad,negative\n"}, [],
+     "{d}/train.csv:2: 4 fields where the header has 2; put a field holding a comma in double quotes (\"a, b\")"),
+    ("tab in a text", {"train.tsv": "text\tlabel\ngreat\treally\tpositive\nbad\tnegative\n"},
+     ["--train_file={d}/train.tsv"],
+     "{d}/train.tsv:2: 3 fields where the header has 2; a TSV cell cannot hold a tab: take the tab out of the text"),
+    ("a cell missing", {"train.csv": "text,label\ngood,positive\nbad\n"}, [],
+     "{d}/train.csv:3: 1 field where the header has 2; give the row a cell for every column (an empty cell is nothing "
+     "between two commas)"),
+    ("1 and 1.0", {"train.csv": "text,label\na,1\nb,0\nc,1.0\n"}, [],
+     "{d}/train.csv:4: label '1.0' and label '1' (line 2) are one number written two ways; write each class's label "
+     "one way (both '1', or both '1.0')"),
+    ("01 for --labels' 1", {"train.csv": "text,label\na,01\nb,0\n"}, ["--labels=0,1"],
+     "{d}/train.csv:2: label '01' is --labels' label '1' written another way; write it '1'"),
 ]
+
+
+def _squad(qas, version="v2.0"):
+    return json.dumps({"version": version, "data": [{"title": "t", "paragraphs": [{"context": "Red fox jumps.",
+                                                                                  "qas": qas}]}]})
+
+
+def _qa(qid="q1", **fields):
+    return {"id": qid, "question": "Who jumps?", "answers": [{"text": "fox", "answer_start": 4}], **fields}
+
+
+ARTICLE = {"id": "m1.txt", "article": "A cat sat.", "questions": ["Who sat?"], "options": [["a cat", "a dog", "a rat",
+                                                                                           "a bat"]], "answers": ["A"]}
+# (id, file, bytes, the command line that reads it, the one line, with {p} the file's path). Each is read in-process by
+# the reader that command line calls; the command lines print the line after "<program>: error: " with exit status
+# 2 (tests/test_bad_inputs.py runs one of each).
+TASK_REFUSALS = [
+    ("is_impossible a string", "train.json", _squad([_qa(is_impossible="false")]), "run_squad.py --train_file",
+     "{p}: question 'q1': \"is_impossible\" is 'false' (a string); write true or false, without quotes"),
+    ("impossible with an answer", "train.json", _squad([_qa(is_impossible=True)]), "run_squad.py --train_file",
+     "{p}: question 'q1': \"is_impossible\" is true but it has 1 answer; keep them as \"plausible_answers\" "
+     "(\"answers\": []), or set \"is_impossible\": false"),
+    ("a SQuAD id twice", "dev.json", _squad([_qa(), _qa(question="What jumps?")]), "run_squad.py --predict_file",
+     "{p}: question id 'q1' is given twice; give each question its own id (predictions are keyed by it)"),
+    ("answer_start a string", "train.json", _squad([_qa(answers=[{"text": "fox", "answer_start": "4"}])]),
+     "run_squad.py --train_file", "{p}: question 'q1': answer 1 has \"answer_start\" '4' (a string); write the "
+     "character offset of the answer in its context as an integer"),
+    ("answer_start past the context", "train.json", _squad([_qa(answers=[{"text": "fox", "answer_start": 40}])]),
+     "run_squad.py --train_file", "{p}: question 'q1': answer_start 40 of answer 'fox' is outside its context (14 "
+     "characters); give the offset of the answer's first character (0-based)"),
+    ("1.1 answers []", "dev.json", _squad([_qa(answers=[])], "1.1"), "run_squad.py --predict_file (1.1)",
+     "{p}: question 'q1' has no answer (\"answers\": []), which SQuAD 1.1 scoring cannot score; for a SQuAD 2.0 "
+     "file pass --version_2_with_negative, else give the question its answers"),
+    ("scoring 1.1 answers []", "dev.json", _squad([_qa(answers=[])], "1.1"), "squad_eval",
+     "{p}: question 'q1' has no answer (\"answers\": []), which SQuAD 1.1 scoring cannot score; give its answers, "
+     "or score the file as SQuAD 2.0 (\"version\": \"v2.0\")"),
+    ("scoring a numeric text", "dev.json", _squad([_qa(answers=[{"text": 1889, "answer_start": 0}])], "1.1"),
+     "squad_eval", "{p}: question 'q1': answer 1 has \"text\" 1889 (a number); write the answer's text as a string, "
+     "in quotes"),
+    ("scoring answers null", "dev.json", _squad([_qa(answers=None)]), "squad_eval",
+     "{p}: question 'q1': \"answers\" is null; write a list of answer objects [{\"text\": ..., \"answer_start\": "
+     "...}] ([] for none)"),
+    ("a RACE id twice", "all.txt", json.dumps(ARTICLE) + "\n" + json.dumps(ARTICLE) + "\n", "run_race.py",
+     "{p}:2: article id 'm1.txt' is given twice (first at {p}:1); give each article its own id (predictions are "
+     "keyed by it)"),
+    ("RACE options a string", "all.txt", json.dumps(dict(ARTICLE, options=["a cat, a dog, a rat, a bat"])) + "\n",
+     "run_race.py", "{p}:1: question 'm1.txt-0' has options 'a cat, a dog, a rat, a bat' (a string); write a list "
+     "of 4 option texts"),
+    ("a control character in a tag", "train.txt", "EU B-ORG\nrejects B-P\x01ER\n", "run_ner.py",
+     "{p}:2: tag 'B-P\\x01ER' holds a tab, a line break or another control character; a tag is one line of text"),
+]
+
+
+def _read_task_file(tmp_path, name, content, how):
+    """What the command line `how` reads of a file `name` holding `content`; the file's path."""
+    from albert.tasks import race, squad, squad_eval
+
+    directory = tmp_path / "RACE" / "train" / "middle" if how == "run_race.py" else tmp_path
+    directory.mkdir(parents=True, exist_ok=True)
+    path = write(directory / name, content)
+    if how == "run_race.py":
+        return lambda: race.read_examples(str(tmp_path), "train", middle_only=True), path
+    if how == "run_ner.py":
+        return lambda: read_sentences(path), path
+    if how == "squad_eval":
+        predictions = write(tmp_path / "predictions.json", '{"q1": "fox"}')
+        return lambda: squad_eval.score_files(path, predictions), path
+    version_2 = False if how.endswith("(1.1)") else None
+    return lambda: squad.read_examples(path, how.endswith("--train_file"), version_2=version_2), path
+
+
+@pytest.mark.parametrize("case", TASK_REFUSALS, ids=[case[0] for case in TASK_REFUSALS])
+def test_each_task_file_refusal_is_its_one_line(tmp_path, case):
+    _, name, content, how, expected = case
+    read, path = _read_task_file(tmp_path, name, content, how)
+    with pytest.raises(AlbertError) as e:
+        read()
+    assert str(e.value) == expected.replace("{p}", path)
 
 
 def _run(tmp_path, case):
@@ -172,6 +263,8 @@ def test_every_message_of_the_table_is_in_the_docs():
     for name, _, _, expected in REFUSALS:
         shown = expected.replace("{d}/", "").replace("'{d}/", "'")
         assert shown.replace("|", "\\|") in section, name
+    for name, file, _, how, expected in TASK_REFUSALS:
+        assert f"| {how} | {expected.replace('{p}', file)} |" in section, name
 
 
 def test_permission_refused_is_one_line_with_the_os_reason(tmp_path, monkeypatch):

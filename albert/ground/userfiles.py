@@ -10,6 +10,8 @@ from what this module yields, so one set of rules holds for all of them.
                 form feed and the other Unicode separators are text, as in a CSV or TSV reader.
     CSV         RFC 4180 (fields holding commas, quotes and line ends are quoted, quotes doubled); a quoted field may
                 follow spaces (`1, "a, b"` reads `a, b`); text after a closing quote is refused.
+    widths      a CSV or TSV row holds as many fields as its file's first line (`check_width`): one of more or fewer
+                is refused, never read with its cells in other columns.
     JSON        duplicate keys, lone surrogates (`"\\ud800"`), NaN / Infinity, integers past Python's digit limit and
                 nesting past the parser's depth: each one line naming file:line.
     cells       label and tag cells trimmed of surrounding whitespace, texts kept as written; a label or tag holding
@@ -223,6 +225,24 @@ def csv_records(text: str, path: str, delimiter: str = ","):
         yield start, fields
 
 
+_WIDTH_FIX = {",": "put a field holding a comma in double quotes (\"a, b\")",
+              "\t": "a TSV cell cannot hold a tab: take the tab out of the text"}
+
+
+def check_width(fields: list, width: int, place: str, delimiter: str, first: str = "the header"):
+    """A CSV or TSV row holds as many fields as the first line of its file (`first`: "the header", or "the first
+    row" of a file without one): a row of more had a separator inside a text, a row of fewer lost a cell, and
+    either would put another cell in a column (a text's second half read as its label). One line naming `place`."""
+    if len(fields) == width:
+        return
+    said = f"{len(fields)} field{'' if len(fields) == 1 else 's'} where {first} has {width}"
+    if len(fields) > width:
+        raise AlbertError(f"{place}: {said}; {_WIDTH_FIX[delimiter]}")
+    separators = "commas" if delimiter == "," else "tabs"
+    raise AlbertError(f"{place}: {said}; give the row a cell for every column (an empty cell is nothing between two "
+                      f"{separators})")
+
+
 # --------------------------------------------------------------------------------------------------------- JSON
 class _Duplicate(Exception):
     pass
@@ -414,6 +434,24 @@ def json_array_items(text: str, path: str, not_array: str, literal: bool = False
                 raise AlbertError(f"{where(path, line_at(position))}: not JSON (expected ',' or ']' after an item)")
     if _WHITESPACE.match(text, position).end() != len(text):
         raise AlbertError(f"{where(path, line_at(position))}: not JSON (text after the array's closing ']')")
+
+
+_JSON_KINDS = ((bool, "a boolean"), (int, "a number"), (float, "a number"), (list, "an array"), (dict, "an object"))
+
+
+def described(value) -> str:
+    """A JSON value as a message says it, for a field of the wrong type: `'false' (a string)`, `1 (a number)`,
+    `null`, `["a"] (an array)`; its JSON text in ASCII (nothing in it can break the line), cut after 60 characters."""
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return f"{shown(value)} (a string)"
+    try:
+        text = json.dumps(value)
+    except (RecursionError, ValueError):
+        text = "…"
+    kind = next((name for cls, name in _JSON_KINDS if isinstance(value, cls)), type(value).__name__)
+    return f"{text if len(text) <= 60 else text[:60] + '…'} ({kind})"
 
 
 # -------------------------------------------------------------------------------------------------------- cells

@@ -81,8 +81,9 @@ def _conll(path: str, text: str, scheme: str, labelled: bool) -> list:
             start = number
         words.append(fields[0])
         if columns > 1:
-            check_tag(fields[-1], scheme, where)
-            tags.append(fields[-1])
+            tag = userfiles.label_cell(fields[-1], where, "tag") or ""
+            check_tag(tag, scheme, where)
+            tags.append(tag)
     close()
     return sentences
 

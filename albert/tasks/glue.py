@@ -3,7 +3,8 @@
 One declarative table says, per task and split, the file, whether it has a header, and which columns hold the
 guid, the text(s) and the label. Quirks kept from the original: CoLA's train/dev files have no header, QQP skips
 rows that are too short (the released train file has a few), STS-B labels are floats (regression), test splits
-carry a placeholder label.
+carry a placeholder label. Every other row holds as many fields as the file's first line (a tab inside a text
+would shift the columns after it, the label taken from the text): refused in one line (userfiles.check_width).
 """
 
 import dataclasses
@@ -111,8 +112,10 @@ def read_examples(task: Task, data_dir: str, split: str) -> list:
                           f"{task.directory}/{layout.file}")
     needed = max(c if c >= 0 else 0 for c in (layout.text_a, layout.text_b, layout.label, layout.guid)
                  if c is not None) + 1
-    examples = []
+    examples, width = [], None
     for lineno, row in userfiles.tsv_records(userfiles.read_text(path, f"{task.name} {split} file")):
+        if width is None:
+            width = len(row)  # the header's, or the first row's (CoLA's train and dev files have no header)
         if layout.header and lineno == 1:
             continue
         if len(row) < needed:
@@ -120,6 +123,8 @@ def read_examples(task: Task, data_dir: str, split: str) -> list:
                 continue
             raise AlbertError(f"{userfiles.where(path, lineno)}: {len(row)} tab-separated column(s), {task.name} "
                               f"needs at least {needed}; fix or remove the row")
+        userfiles.check_width(row, width, userfiles.where(path, lineno), "\t",
+                              "the header" if layout.header else "the first row")
         examples.append(InputExample(
             guid=row[layout.guid] if layout.guid is not None and split == "test" else f"{split}-{lineno - 1}",
             text_a=row[layout.text_a], text_b=row[layout.text_b] if layout.text_b is not None else None,

@@ -6,7 +6,8 @@ unnamed columns and blank lines are fine. Opening, decoding, line ends and JSON'
 Columns are named from the header (or, with `header=False`, given as 0-based indexes); each row becomes a `Row`
 with the line it starts on, so every mistake is one line naming `file:line` (AlbertError). Labels are text: the
 train file's distinct values (`label_set`: sorted as strings, or by value when every one is a number; JSON's 1 and
-"1" are one label), or the user's list.
+"1" are one label), or the user's list. One number written two ways (`1` and `1.0`, `1` and `01`) is refused in
+one line, never two classes (`check_spellings`).
 """
 
 import dataclasses
@@ -54,12 +55,18 @@ def file_format(path: str, given: str | None = None) -> str:
     return FORMATS[extension]
 
 
-def _records(path: str, text: str, kind: str):
-    """(line, list of fields or dict) of each non-blank record."""
+def _records(path: str, text: str, kind: str, header: bool = True):
+    """(line, list of fields or dict) of each non-blank record; CSV and TSV records as wide as the first
+    (userfiles.check_width)."""
     if kind in ("csv", "tsv"):
         records = userfiles.csv_records(text, path) if kind == "csv" else userfiles.tsv_records(text)
+        width, first = None, "the header" if header else "the first row"
         for line, fields in records:
             if any(field.strip() for field in fields):
+                if width is None:
+                    width = len(fields)
+                userfiles.check_width(fields, width, userfiles.where(path, line), "," if kind == "csv" else "\t",
+                                      first)
                 yield line, fields
         return
     if kind == "jsonl":
@@ -134,7 +141,7 @@ def read_rows(path: str, columns: Columns, header: bool = True, encoding: str = 
     labels are trimmed, and one holding a tab or a line break is refused."""
     kind = file_format(path, kind)
     text = userfiles.read_text(path, what, encoding, userfiles.ENCODING_FIX)
-    records = _records(path, text, kind)
+    records = _records(path, text, kind, header)
     places = _places(path, records, columns, header, kind, labelled)
     rows = []
     for line, record in records:
@@ -173,6 +180,30 @@ def _number(text: str) -> float | None:
     return value if math.isfinite(value) else None
 
 
+def _same_number(label: str, labels) -> str | None:
+    """The label of `labels` that is the number `label` is, written another way (`1` for `1.0`, `01` or `1e0`)."""
+    value = _number(label)
+    if value is None:
+        return None
+    return next((other for other in labels if other != label and _number(other) == value), None)
+
+
+def check_spellings(rows: list, path: str):
+    """No number is two labels of one file: `1` and `1.0` (or `01`) are one line, never two classes. Merging them
+    would pick one spelling to write back in the predictions, and two spellings of a number are as likely two
+    sources of one class (a spreadsheet's 1.0, a typed 01) as two codes: the user says which."""
+    seen = {}  # number -> (label, line) of its first spelling
+    for row in rows:
+        value = None if row.label is None else _number(row.label)
+        if value is None:
+            continue
+        label, line = seen.setdefault(value, (row.label, row.line))
+        if label != row.label:
+            raise AlbertError(f"{userfiles.where(path, row.line)}: label {shown(row.label)} and label {shown(label)} "
+                              f"(line {line}) are one number written two ways; write each class's label one way "
+                              f"(both {shown(label)}, or both {shown(row.label)})")
+
+
 def label_set(rows: list) -> list:
     """The distinct labels of the train rows: sorted by value when every one is a number, else as strings."""
     labels = {row.label for row in rows}
@@ -186,6 +217,10 @@ def check_labels(rows: list, labels: list, path: str, source: str = "the train f
     known = set(labels)
     for row in rows:
         if row.label is not None and row.label not in known:
+            twin = _same_number(row.label, labels)
+            if twin is not None:
+                raise AlbertError(f"{userfiles.where(path, row.line)}: label {shown(row.label)} is {source} label "
+                                  f"{shown(twin)} written another way; write it {shown(twin)}")
             raise AlbertError(f"{userfiles.where(path, row.line)}: label {shown(row.label)} is not one of {source} "
                               f"labels ({_listed(labels)}); pass --labels with every label")
 
@@ -242,6 +277,11 @@ def parse_labels(name: str, text: str) -> tuple:
     if not all(labels) or len(set(labels)) != len(labels):
         raise AlbertError(f"--{name} {shown(text)}: comma-separated label names, each once and none empty "
                           "(e.g. --labels=negative,positive)")
+    for label in labels:
+        twin = _same_number(label, labels)
+        if twin is not None:
+            raise AlbertError(f"--{name} {shown(text)}: {shown(label)} and {shown(twin)} are one number written two "
+                              "ways; name each class once")
     return labels
 
 
@@ -289,6 +329,9 @@ def own_task(files: dict, columns: Columns, header: bool = True, encoding: str =
         raise AlbertError(f"the run's {LABELS_FILE} says it was trained on {fix}")
     rows = {split: read_rows(path, columns, header, encoding, kind, labelled=split != "test", what=SPLIT_FLAGS[split])
             for split, path in given.items()}
+    if not regression:
+        for split, split_rows in rows.items():
+            check_spellings(split_rows, given[split])
     if regression:
         for split, split_rows in rows.items():
             for row in split_rows:

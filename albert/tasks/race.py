@@ -19,6 +19,7 @@ from albert.ground.errors import AlbertError, shown
 
 LEVELS = ("middle", "high")
 NUM_CHOICES = 4
+LETTERS = "ABCD"  # an answer: the letter of its option
 _KEYS = ("id", "article", "questions", "options", "answers")
 
 
@@ -37,8 +38,8 @@ def _articles(path: str):
     return userfiles.json_values(userfiles.read_text(path, "RACE file"), path)
 
 
-def _strings(value, count: int | None = None) -> bool:
-    return isinstance(value, list) and all(isinstance(v, str) for v in value) and count in (None, len(value))
+def _strings(value) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
 def _examples_of(article, level: str, path: str, lineno: int) -> list:
@@ -52,8 +53,7 @@ def _examples_of(article, level: str, path: str, lineno: int) -> list:
     questions, options, answers = article["questions"], article["options"], article["answers"]
     if not isinstance(article_id, (str, int)) or isinstance(article_id, bool) or not isinstance(context, str):
         raise AlbertError(f"{place}: an article's id is a string and its article a text")
-    if not (_strings(questions) and _strings(answers) and isinstance(options, list)
-            and all(_strings(choices) for choices in options)):
+    if not (_strings(questions) and _strings(answers) and isinstance(options, list)):
         raise AlbertError(f"{place}: article {shown(article_id)}: questions and answers are lists of strings, options "
                           "a list of lists of strings")
     if not len(questions) == len(options) == len(answers):
@@ -61,18 +61,22 @@ def _examples_of(article, level: str, path: str, lineno: int) -> list:
                           f"option lists and {len(answers)} answers; each question needs its options and answer")
     for i, (question, choices, answer) in enumerate(zip(questions, options, answers)):
         example_id = f"{article_id}-{i}"
+        if not _strings(choices):
+            raise AlbertError(f"{place}: question {shown(example_id)} has options {userfiles.described(choices)}; "
+                              f"write a list of {NUM_CHOICES} option texts")
         if len(choices) != NUM_CHOICES:
             raise AlbertError(f"{place}: question {shown(example_id)} has {len(choices)} options; RACE needs 4")
-        if answer.strip() not in ("A", "B", "C", "D"):
+        if answer.strip() not in LETTERS:
             raise AlbertError(f"{place}: question {shown(example_id)} has answer {shown(answer)}; use A, B, C or D")
-        out.append(RaceExample(example_id, level, context, question, tuple(choices), ord(answer.strip()) - ord("A")))
+        out.append(RaceExample(example_id, level, context, question, tuple(choices), LETTERS.index(answer.strip())))
     return out
 
 
 def read_examples(data_dir: str, split: str, high_only: bool = False, middle_only: bool = False) -> list:
-    """Examples of RACE/<split>/<level>/ in either layout (all.txt is used when present)."""
+    """Examples of RACE/<split>/<level>/ in either layout (all.txt is used when present); an article id given
+    twice in the split is refused (predictions are keyed by it)."""
     levels = ["high"] if high_only else ["middle"] if middle_only else list(LEVELS)
-    examples = []
+    examples, seen = [], {}
     for level in levels:
         directory = os.path.join(data_dir, "RACE", split, level)
         if not os.path.isdir(directory):
@@ -81,7 +85,13 @@ def read_examples(data_dir: str, split: str, high_only: bool = False, middle_onl
         files = [combined] if os.path.exists(combined) else sorted(glob.glob(os.path.join(directory, "*.txt")))
         for path in files:
             for lineno, article in _articles(path):
-                examples.extend(_examples_of(article, level, path, lineno))
+                found = _examples_of(article, level, path, lineno)
+                place = userfiles.where(path, lineno)
+                first = seen.setdefault(str(article["id"]), place)
+                if first != place:
+                    raise AlbertError(f"{place}: article id {shown(article['id'])} is given twice (first at {first}); "
+                                      "give each article its own id (predictions are keyed by it)")
+                examples.extend(found)
     if not examples:
         raise AlbertError(f"{os.path.join(data_dir, 'RACE', split)}: no questions in the {split} split")
     return examples

@@ -1,6 +1,7 @@
 """SQuAD 1.1 / 2.0 data: reading, SentencePiece-to-character alignment, doc-span features (spec §10.1-10.2).
 
-- `read_examples`: questions of a SQuAD JSON file; training answers are checked against their `answer_start`.
+- `read_examples`: questions of a SQuAD JSON file (its layout and fields checked: albert.tasks.squad_file); training
+  answers are checked against their `answer_start`.
 - `align`, `convert_examples` (albert.data.squad_windows): the piece-to-character alignment and the
   `[CLS] query [SEP] doc span [SEP]` features with `--doc_stride` spans.
 - `write_features`: the TFRecord of the original's keys, and beside it the decoder's metadata as JSON (per
@@ -23,7 +24,7 @@ from albert.data.squad_windows import (METADATA_FORMAT, Alignment, Settings, ali
                                        prediction_outputs)
 from albert.data.tfrecord import TFRecordWriter
 from albert.ground.errors import AlbertError, shown
-
+from albert.tasks import squad_file
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,58 +41,44 @@ def load_json(path: str, what: str = "SQuAD file"):
     return userfiles.load_json(path, what)
 
 
-def read_examples(path: str, is_training: bool, data: dict | None = None) -> list:
+def read_examples(path: str, is_training: bool, data: dict | None = None, version_2: bool | None = None) -> list:
     """SquadExamples of a SQuAD v1.1 / v2.0 JSON file, in file order (`data`: the file's JSON, when already
-    loaded)."""
+    loaded), its layout and fields checked (albert.tasks.squad_file). Training: each question has one answer, found
+    in its context at its answer_start, or is impossible. `version_2` False (a SQuAD 1.1 run): a predict file whose
+    questions all have answers is scored as SQuAD 1.1, which needs at least one for each."""
     data = load_json(path) if data is None else data
-    name = userfiles.where(path)
-    if not isinstance(data, dict) or not isinstance(data.get("data"), list):
-        raise AlbertError(f"{name}: not a SQuAD file (no top-level \"data\" list)")
-    examples = []
-    for article in data["data"]:
-        paragraphs = article.get("paragraphs", []) if isinstance(article, dict) else None
-        if not isinstance(paragraphs, list) or not all(isinstance(p, dict) for p in paragraphs):
-            raise AlbertError(f"{name}: an article of \"data\" is an object whose \"paragraphs\" is a list of "
-                              "objects")
-        for paragraph in paragraphs:
-            context, questions = paragraph.get("context"), paragraph.get("qas", [])
-            if not isinstance(context, str):
-                title = article.get("title", "?")
-                raise AlbertError(f"{name}: a paragraph of {shown(title, 60)} has no \"context\" text")
-            if not isinstance(questions, list) or not all(isinstance(qa, dict) for qa in questions):
-                raise AlbertError(f"{name}: the \"qas\" of the paragraph starting {shown(context[:30])} is a list of "
-                                  "objects")
-            for qa in questions:
-                examples.append(_example(path, qa, context, is_training))
-    if not examples:
-        raise AlbertError(f"{name}: no questions")
-    return examples
+    found = squad_file.questions(data, path)
+    if version_2 is False and not is_training and all(q.answers is not None for q in found):
+        empty = next((q for q in found if not q.answers), None)
+        if empty is not None:
+            raise AlbertError(f"{userfiles.where(path)}: question {shown(empty.qid)} has no answer (\"answers\": []), "
+                              "which SQuAD 1.1 scoring cannot score; for a SQuAD 2.0 file pass "
+                              "--version_2_with_negative, else give the question its answers")
+    return [_example(path, q) if is_training else SquadExample(q.qid, q.question, q.context) for q in found]
 
 
-def _example(path: str, qa: dict, context: str, is_training: bool) -> SquadExample:
-    qid, name = qa.get("id"), userfiles.where(path)
-    if not isinstance(qid, str) or not isinstance(qa.get("question"), str):
-        raise AlbertError(f"{name}: a question of the paragraph starting {shown(context[:30])} lacks \"id\" or "
-                          "\"question\"")
-    if not is_training:
-        return SquadExample(qid, qa["question"], context)
-    impossible = bool(qa.get("is_impossible", False))
-    if impossible:
-        return SquadExample(qid, qa["question"], context, is_impossible=True)
-    answers = qa.get("answers") or []
-    if not isinstance(answers, list) or len(answers) != 1 or not isinstance(answers[0], dict):
-        count = len(answers) if isinstance(answers, list) else 0
-        raise AlbertError(f"{name}: question {shown(qid)}: a training question needs exactly one answer object, "
-                          f"found {count}")
-    text, start = answers[0].get("text"), answers[0].get("answer_start")
-    if not isinstance(text, str) or not isinstance(start, int) or isinstance(start, bool):
-        raise AlbertError(f"{name}: question {shown(qid)}: the answer needs a \"text\" string and an integer "
-                          "\"answer_start\"")
-    if start < 0 or context[start:start + len(text)] != text:
-        found = context[max(start, 0):max(start, 0) + len(text)]
-        raise AlbertError(f"{name}: question {shown(qid)}: answer {shown(text)} does not occur at answer_start "
-                          f"{start} of its context (found {shown(found)})")
-    return SquadExample(qid, qa["question"], context, text, start)
+def _example(path: str, q: squad_file.Question) -> SquadExample:
+    """A training example: impossible, or its one answer where its answer_start says."""
+    place = f"{userfiles.where(path)}: question {shown(q.qid)}"
+    if q.is_impossible:
+        return SquadExample(q.qid, q.question, q.context, is_impossible=True)
+    answers = q.answers or ()
+    if len(answers) != 1:
+        raise AlbertError(f"{place}: a training question needs exactly one answer object, found {len(answers)}; keep "
+                          "the one to train on (or, for a question without one, \"is_impossible\": true)")
+    text, start = answers[0].text, answers[0].start
+    if start is None:
+        raise AlbertError(f"{place}: the answer has no \"answer_start\"; give the character offset of the answer in "
+                          "its context (0-based)")
+    if not 0 <= start <= len(q.context) - len(text):
+        raise AlbertError(f"{place}: answer_start {start} of answer {shown(text)} is outside its context "
+                          f"({len(q.context)} characters); give the offset of the answer's first character "
+                          "(0-based)")
+    if q.context[start:start + len(text)] != text:
+        found = q.context[start:start + len(text)]
+        raise AlbertError(f"{place}: answer {shown(text)} does not occur at answer_start {start} of its context "
+                          f"(found {shown(found)}); give the offset of the answer's first character (0-based)")
+    return SquadExample(q.qid, q.question, q.context, text, start)
 
 
 def write_features(examples: list, sp_model, settings: Settings, is_training: bool, record_path: str,

@@ -11,7 +11,11 @@ evaluate-v2.0.py does.
 
 One deliberate difference: where evaluate-v2.0.py crashes (a KeyError in the HasAns / NoAns breakdown when a
 question has no prediction), these functions score that question 0 in the breakdown; the overall figures, like the
-official ones, leave out the questions without a prediction (each one is reported on stderr).
+official ones, leave out the questions without a prediction (each one is reported on stderr). The files are read
+and checked first (`score_files`): where the official scripts crash on a data file (a question without "answers",
+`"answers": null`, an answer's text a number, no question at all; for 1.1, `"answers": []`) or on predictions for
+none of its questions (2.0), the command line says so in one line; `"answers": []` in 2.0 is a question without an
+answer, as evaluate-v2.0.py reads it.
 """
 
 import collections
@@ -24,8 +28,9 @@ import sys
 from albert.ground.atomic import write_text
 from albert.ground.cli import ArgumentParser
 from albert.ground.validators import check_output_path
-from albert.ground.errors import AlbertError
+from albert.ground.errors import AlbertError, shown
 from albert.ground.userfiles import load_json, where
+from albert.tasks import squad_file
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
 _PUNCTUATION = frozenset(string.punctuation)
@@ -173,6 +178,46 @@ def _load(path: str, what: str, kind: type):
     return value
 
 
+def check_gold(dataset_json: dict, path: str, version_1: bool):
+    """The data file holds what scoring reads: its layout and fields as every SQuAD reader checks them
+    (albert.tasks.squad_file), every question's answers, and for SQuAD 1.1 scoring at least one answer a question
+    (evaluate-v1.1.py fails on an empty list, evaluate-v2.0.py takes it for a question without an answer)."""
+    for question in squad_file.questions(dataset_json, path):
+        if question.answers is None:
+            raise AlbertError(f"{where(path)}: question {shown(question.qid)} has no \"answers\"; the data file to "
+                              "score gives every question's answers ([] for none, in SQuAD 2.0)")
+        if version_1 and not question.answers:
+            raise AlbertError(f"{where(path)}: question {shown(question.qid)} has no answer (\"answers\": []), which "
+                              "SQuAD 1.1 scoring cannot score; give its answers, or score the file as SQuAD 2.0 "
+                              "(\"version\": \"v2.0\")")
+
+
+def score_files(data_file: str, pred_file: str, na_prob_file: str | None = None, na_prob_thresh: float = 1.0,
+                log=None) -> dict:
+    """The official scores of a predictions file against a SQuAD data file, each file read and checked first:
+    any mistake is one line naming the file (and the question)."""
+    dataset_json = _load(data_file, "SQuAD data", dict)
+    predictions = _load(pred_file, "predictions", dict)
+    wrong = next((k for k, v in predictions.items() if not isinstance(v, str)), None)
+    if wrong is not None:
+        raise AlbertError(f"{where(pred_file)}: the prediction for {shown(wrong)} is not a string; the predictions "
+                          "map question ids to answer texts")
+    na_probs = _load(na_prob_file, "no-answer probabilities", dict) if na_prob_file else None
+    wrong = next((k for k, v in (na_probs or {}).items() if isinstance(v, bool) or
+                  not isinstance(v, (int, float)) or not math.isfinite(v)), None)
+    if wrong is not None:
+        raise AlbertError(f"{where(na_prob_file)}: the no-answer probability of {shown(wrong)} is not a finite number")
+    version_1 = dataset_json.get("version") == "1.1" and na_probs is None
+    check_gold(dataset_json, data_file, version_1)
+    if not version_1 and not any(qa["id"] in predictions for qa in _questions(dataset_json["data"])):
+        raise AlbertError(f"{where(pred_file)}: no prediction is for a question of {where(data_file)}; the "
+                          "predictions map the data file's question ids to answer texts")
+    try:
+        return evaluate(dataset_json, predictions, na_probs, na_prob_thresh, log)
+    except KeyError as e:
+        raise AlbertError(f"{where(na_prob_file)}: {e.args[0]}") from None
+
+
 def main(argv=None):
     parser = ArgumentParser(prog="squad_eval", description="Official SQuAD 1.1 / 2.0 scoring.")
     parser.add_argument("data_file", help="SQuAD JSON with the gold answers")
@@ -185,23 +230,7 @@ def main(argv=None):
     try:
         if args.out_file:
             check_output_path("out-file", args.out_file, (args.data_file, args.pred_file, args.na_prob_file))
-        dataset_json = _load(args.data_file, "SQuAD data", dict)
-        if not isinstance(dataset_json.get("data"), list):
-            raise AlbertError(f"{args.data_file}: not a SQuAD file (no top-level \"data\" list)")
-        predictions = _load(args.pred_file, "predictions", dict)
-        wrong = next((k for k, v in predictions.items() if not isinstance(v, str)), None)
-        if wrong is not None:
-            raise AlbertError(f"{args.pred_file}: the prediction for {wrong!r} is not a string; the predictions map "
-                              "question ids to answer texts")
-        na_probs = _load(args.na_prob_file, "no-answer probabilities", dict) if args.na_prob_file else None
-        wrong = next((k for k, v in (na_probs or {}).items() if isinstance(v, bool) or
-                      not isinstance(v, (int, float)) or not math.isfinite(v)), None)
-        if wrong is not None:
-            raise AlbertError(f"{args.na_prob_file}: the no-answer probability of {wrong!r} is not a finite number")
-        try:
-            results = evaluate(dataset_json, predictions, na_probs, args.na_prob_thresh)
-        except KeyError as e:
-            raise AlbertError(f"{args.na_prob_file}: {e.args[0]}") from None
+        results = score_files(args.data_file, args.pred_file, args.na_prob_file, args.na_prob_thresh)
         text = json.dumps(results, indent=2)
         if args.out_file:
             write_text(args.out_file, text + "\n")
