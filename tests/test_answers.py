@@ -184,10 +184,39 @@ def test_the_defaults_are_the_runners():
     (lambda m: m.answer(["Where?", "Who?"], ["At Koblenz.", "  "]),
      "AlbertSquadV1.answer: context 1 is empty; pass the text the answer is to be found in"),
     (lambda m: m.answer(3, "At Koblenz."),
-     "AlbertSquadV1.answer: questions is a string or a list of strings; pass answer(question, context)"),
+     "AlbertSquadV1.answer: questions is 3, not a string or a list of strings"),
     (lambda m: m.answer("Where?", "At Koblenz.", max_seq_length=100),
-     "AlbertSquadV1: max_seq_length 100 exceeds the model's max_position_embeddings 64; pass max_seq_length=64 or "
-     "less"),
+     "AlbertSquadV1.answer: max_seq_length 100 exceeds the model's max_position_embeddings 64; pass max_seq_length=64 "
+     "or less"),
+    # issue 71: each argument checked at the entry (albert.ground.arguments), one line, never another exception
+    (lambda m: m.answer("Where?", "At Koblenz.", batch_size=0),  # was TensorFlow's InvalidArgumentError
+     "AlbertSquadV1.answer: batch_size must be a whole number of at least 1, got 0"),
+    (lambda m: m.answer("Where?", "At Koblenz.", doc_stride=0),  # was the default stride, silently
+     "AlbertSquadV1.answer: doc_stride must be a whole number of at least 1 (or None: the default), got 0"),
+    (lambda m: m.answer("Where?", "At Koblenz.", n_best_size=0),  # was "no answer"
+     "AlbertSquadV1.answer: n_best_size must be a whole number of at least 1, got 0"),
+    (lambda m: m.answer("Where?", "At Koblenz.", max_answer_length=-1),
+     "AlbertSquadV1.answer: max_answer_length must be a whole number of at least 1, got -1"),
+    (lambda m: m.answer("Where?", "At Koblenz.", null_score_diff_threshold=float("nan")),  # was accepted
+     "AlbertSquadV1.answer: null_score_diff_threshold must be a finite number, got nan"),
+    (lambda m: m.answer("Where?", "At Koblenz.", return_nbest="yes"),
+     "AlbertSquadV1.answer: return_nbest must be True or False, got 'yes'"),
+    (lambda m: m.answer("Where?", "At Koblenz.", max_seq_length=2.5),
+     "AlbertSquadV1.answer: max_seq_length must be a whole number of at least 5 (or None: the default), got 2.5"),
+    (lambda m: m.answer("Where?", "At Koblenz.", max_seq_length=16, max_query_length=13),
+     "AlbertSquadV1.answer: max_query_length 13 leaves no room in max_seq_length 16 for [CLS], two [SEP] and the "
+     "context; pass max_query_length=12 or less, or a longer max_seq_length"),
+    (lambda m: m.answer(None, None), "AlbertSquadV1.answer: questions is None, not a string or a list of strings"),
+    (lambda m: m.answer(["Where?", None], ["At Koblenz.", "Here."]),
+     "AlbertSquadV1.answer: questions[1] is None, not a string"),
+    (lambda m: m.answer(["Where?"], [b"At Koblenz."]),
+     "AlbertSquadV1.answer: contexts[0] is b'At Koblenz.', not a string"),
+    (lambda m: m.answer("Where?", ["At Koblenz."]), "AlbertSquadV1.answer: contexts is a list, not a string"),
+    (lambda m: m.answer(["Where?"], "At Koblenz."),
+     "AlbertSquadV1.answer: contexts is one string, 'At Koblenz.'; pass a list of strings"),
+    (lambda m: m.answer("Where\udce9?", "At Koblenz."),
+     "AlbertSquadV1.answer: questions holds a lone surrogate (U+DCE9 at character 5), which is not text; decode its "
+     "bytes strictly (errors='strict')"),
 ])
 def test_bad_questions_are_one_line(v1, call, message):
     with pytest.raises(AlbertError) as caught:
@@ -207,13 +236,35 @@ def test_bad_questions_are_one_line(v1, call, message):
      "AlbertMultipleChoice.choose: 1 articles, 2 questions and 2 option lists; pass one article and one options "
      "list per question"),
     (("An article.", "Q?", "abcd"),
-     "AlbertMultipleChoice.choose: pass choose(article, question, options) with strings and a list of option "
-     "strings, or lists of them (one article and one options list per question)"),
+     "AlbertMultipleChoice.choose: options is one string, 'abcd'; pass a list of strings"),
+    # issue 71: each argument checked at the entry (albert.ground.arguments)
+    ((None, None, None), "AlbertMultipleChoice.choose: questions is None, not a string or a list of strings"),
+    ((["An article."], ["Q1?"], [["a", "b", None, "d"]]),
+     "AlbertMultipleChoice.choose: options[0][2] is None, not a string"),
+    ((["An article."], ["Q1?"], ["abcd"]), "AlbertMultipleChoice.choose: options[0] is 'abcd', not a list of strings"),
+    ((None, "Q?", ["a", "b", "c", "d"]), "AlbertMultipleChoice.choose: articles is None, not a string"),
+    (("An article.", "Q?", ["a", "b", "c", "d"], {"batch_size": 0}),  # was TensorFlow's InvalidArgumentError
+     "AlbertMultipleChoice.choose: batch_size must be a whole number of at least 1, got 0"),
+    (("An article.", "Q?", ["a", "b", "c", "d"], {"max_qa_length": 0}),  # was the default, silently
+     "AlbertMultipleChoice.choose: max_qa_length must be a whole number of at least 1 (or None: the default), got 0"),
+    (("An article.", "Q?", ["a", "b", "c", "d"], {"max_seq_length": 4}),  # rows longer than 4: a ValueError of NumPy
+     "AlbertMultipleChoice.choose: max_qa_length 2 leaves no room in max_seq_length 4 for [CLS] and two [SEP]; pass "
+     "max_qa_length=1 or less, or a longer max_seq_length"),
 ])
 def test_bad_choices_are_one_line(chooser, args, message):
+    keywords = args[3] if len(args) == 4 else {}
     with pytest.raises(AlbertError) as caught:
-        chooser.choose(*args)
+        chooser.choose(*args[:3], **keywords)
     assert str(caught.value) == message
+
+
+def test_no_questions_are_no_answers(v1, chooser):
+    """An empty list is an empty list (its arguments still checked), as fill_mask's and predict's."""
+    assert v1.answer([], []) == [] and v1.answer((), ()) == []
+    assert chooser.choose([], [], []) == []
+    with pytest.raises(AlbertError, match="^AlbertSquadV1.answer: batch_size must be a whole number of at least 1, "
+                                          "got 0$"):
+        v1.answer([], [], batch_size=0)
 
 
 def long_dev_file(path, rng, version_2: bool):

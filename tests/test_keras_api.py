@@ -316,6 +316,47 @@ def test_preprocessor_get_config_carries_its_sentencepiece_model(spm_model, tmp_
         orphan(texts)
 
 
+PREDICT_MISTAKES = [  # issue 71: (method, x, keywords, the one line); each was a KeyError, Keras' ValueError or silent
+    ("predict", None, {}, "AlbertClassifier.predict: x is None, not a list of strings, a pair (texts_a, texts_b) of "
+                          "them, feature arrays or a tf.data.Dataset"),
+    ("predict", 7, {}, "AlbertClassifier.predict: x is 7, not a list of strings, a pair (texts_a, texts_b) of them, "
+                       "feature arrays or a tf.data.Dataset"),
+    ("predict", "a cat", {}, "AlbertClassifier.predict: x is one string, 'a cat'; pass a list of strings (a batch)"),
+    ("predict", ["a cat", None], {}, "AlbertClassifier.predict: x[1] is None, not a string"),
+    ("predict", [["a", "b"], ["c", 3]], {}, "AlbertClassifier.predict: x[1][1] is 3, not a string"),
+    ("predict", [["a", "b"], ["c"]], {}, "AlbertClassifier.predict: x[1] holds 1 strings and x[0] 2; every row needs "
+                                         "the same number"),
+    ("predict", [b"caf\xe9"], {}, "AlbertClassifier.predict: x[0] is b'caf\\xe9', not UTF-8 (byte 0xe9 at 3); pass a "
+                                  "str"),
+    ("predict", (["a cat"], ["a dog", "a cow"]), {}, "AlbertClassifier.predict: x[0] holds 1 texts and x[1] 2; a pair "
+                                                     "(texts_a, texts_b) needs one text_b per text_a"),
+    ("predict", ["a cat"], {"batch_size": 0}, "AlbertClassifier.predict: batch_size must be a whole number of at "
+                                              "least 1 (or None: the default), got 0"),
+    ("fit", ["a cat", None], {"y": [0, 1]}, "AlbertClassifier.fit: x[1] is None, not a string"),
+    ("fit", [], {"y": []}, "AlbertClassifier.fit: x holds no texts; pass at least one"),
+    ("evaluate", ["a cat"], {"y": [0], "batch_size": -2}, "AlbertClassifier.evaluate: batch_size must be a whole "
+                                                          "number of at least 1 (or None: the default), got -2"),
+]
+
+
+def test_predict_on_text_checks_each_text_and_no_texts_are_no_rows(spm_model):
+    """The raw-text predict (albert.model.text_inputs) checks its texts first (albert.ground.arguments): a mistake is
+    one AlbertError line naming the position; no texts give outputs of 0 rows; texts predict as before."""
+    keras.utils.set_random_seed(3)
+    model = albert.AlbertClassifier(albert.AlbertConfig(**dict(CONFIG, vocab_size=300)), num_labels=3)
+    model.preprocessor = albert.AlbertPreprocessor(spm_model, seq_length=12)
+    model.compile(loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    empty = model.predict([])
+    assert (empty.shape, empty.dtype) == ((0, 3), np.float32)
+    assert model.predict(([], [])).shape == (0, 3)
+    for method, x, keywords, message in PREDICT_MISTAKES:
+        with pytest.raises(albert.AlbertError) as caught:
+            getattr(model, method)(x, **keywords)
+        assert str(caught.value) == message
+    texts = ["the cat sat", "a naïve café, 1,024 times"]
+    np.testing.assert_allclose(model.predict(texts, verbose=0), model.predict(np.array(texts), verbose=0), atol=1e-6)
+
+
 def test_the_encoder_exports_each_block_output_by_name(tmp_path):
     """AlbertEncoder.export: a SavedModel whose `serve` (and serving_default) returns sequence, pooled and embedding
     outputs and every block application's output as encoder_outputs_<i>, equal to the encoder's (1e-6)."""

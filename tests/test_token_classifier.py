@@ -6,6 +6,7 @@ import os
 
 import keras
 import numpy as np
+import pytest
 
 import albert
 from albert.data.token_windows import word_pieces
@@ -45,3 +46,27 @@ def test_fit_on_words_and_tag_names_learns_them():
     assert model.labels == ("O", "B-PER", "I-PER")
     assert history.history["loss"][-1] < 0.2 * history.history["loss"][0]
     assert model.predict(WORDS, verbose=0) == tags
+
+
+def test_predict_checks_each_word_and_no_sentences_are_no_tags():
+    """issue 71: predict on words checks them first (albert.ground.arguments), one AlbertError line naming the
+    position; no sentences give no tags; the window stride is a whole number of at least 1 (0 was the default,
+    silently; a negative one looped for ever on a sentence longer than a window)."""
+    model = albert.AlbertTokenClassifier(albert.AlbertConfig.from_json_file(os.path.join(FIXTURE, "config.json")),
+                                         num_labels=3)
+    model.preprocessor = albert.AlbertPreprocessor(os.path.join(FIXTURE, "spiece.model"), seq_length=12)
+    assert model.predict([]) == []
+    for x, keywords, message in [
+            ([["the", None]], {}, "AlbertTokenClassifier.predict: x[0][1] is None, not a string"),
+            ([["the"], "a of"], {}, "AlbertTokenClassifier.predict: x[1] is 'a of', not a list of strings"),
+            ([["the"]], {"batch_size": 0}, "AlbertTokenClassifier.predict: batch_size must be a whole number of at "
+                                           "least 1 (or None: the default), got 0")]:
+        with pytest.raises(albert.AlbertError) as caught:
+            model.predict(x, **keywords)
+        assert str(caught.value) == message
+    for stride in (0, -1):
+        model.doc_stride = stride
+        with pytest.raises(albert.AlbertError) as caught:
+            model.predict(WORDS[:1], verbose=0)
+        assert str(caught.value) == ("AlbertTokenClassifier: doc_stride must be a whole number of at least 1 (or "
+                                     f"None: the default), got {stride}")

@@ -45,12 +45,12 @@ def mask_pattern(tokenizer) -> re.Pattern:
 
 
 def masked_inputs(texts, tokenizer, seq_length: int, max_masks: int = MAX_MASKS, k: int = 1) -> MaskedTexts:
-    """Texts holding masks -> MaskedTexts; one AlbertError line for an empty text, a text with no mask or more than
-    `max_masks`, one longer than `seq_length` pieces with [CLS] and [SEP], or a `k` (top_k) outside the
-    vocabulary."""
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= len(tokenizer.vocab):
-        raise AlbertError(f"fill_mask: top_k {k!r} must be a whole number between 1 and the vocabulary's "
-                          f"{len(tokenizer.vocab)} pieces")
+    """Texts (strings) holding masks -> MaskedTexts; one AlbertError line for an empty text, a text with no mask or
+    more than `max_masks`, one longer than `seq_length` pieces with [CLS] and [SEP], or a `k` (top_k, a whole number
+    of at least 1: the caller's check, albert.ground.arguments) beyond the vocabulary."""
+    if k > len(tokenizer.vocab):
+        raise AlbertError(f"fill_mask: top_k {k} is more than the vocabulary's {len(tokenizer.vocab)} pieces; pass "
+                          f"top_k={len(tokenizer.vocab)} or less")
     if MASK not in tokenizer.vocab:
         raise AlbertError(f"fill_mask: the vocabulary has no {MASK} piece; use the SentencePiece model the model was "
                           "pretrained with")
@@ -58,8 +58,6 @@ def masked_inputs(texts, tokenizer, seq_length: int, max_masks: int = MAX_MASKS,
     pattern = mask_pattern(tokenizer)
     rows, spans = [], []
     for number, text in enumerate(texts, 1):
-        if not isinstance(text, str):
-            raise AlbertError(f"fill_mask: text {number} is {shown(text)}, not a string")
         if not text.strip():
             raise AlbertError(f"fill_mask: text {number} is empty; give a text with {MASK} where a word is missing")
         found = list(pattern.finditer(text))

@@ -14,6 +14,7 @@ from albert.data.features import PACKED_INPUTS, step_boundaries
 from albert.data.race_rows import choice_rows
 from albert.data.squad_predictions import apply_null_threshold, model_step, nbest_answers, run_model
 from albert.data.squad_windows import Question, Settings, convert_examples
+from albert.ground import arguments
 from albert.ground.errors import AlbertError
 from albert.text.tokenization import FullTokenizer
 
@@ -44,22 +45,14 @@ def max_qa_length(max_seq_length: int) -> int:
     return max(1, min(128, max_seq_length // 2))
 
 
-def _texts(value) -> list | None:
-    """A string as a list of one, a list / tuple / array of strings as a list; anything else None."""
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, (list, tuple, np.ndarray)) and all(isinstance(v, str) for v in value):
-        return list(value)
-    return None
-
-
-def _seq_length(model, asked: int | None, default: int) -> int:
-    """The asked length, else the runner's default cut to the model's positions; beyond them an error."""
+def _seq_length(model, asked: int | None, default: int, where: str) -> int:
+    """The asked length (checked by the caller), else the runner's default cut to the model's positions; beyond them
+    an error."""
     positions = model.config.max_position_embeddings
     if asked is None:
         return min(default, positions)
     if asked > positions:
-        raise AlbertError(f"{type(model).__name__}: max_seq_length {asked} exceeds the model's "
+        raise AlbertError(f"{where}: max_seq_length {asked} exceeds the model's "
                           f"max_position_embeddings {positions}; pass max_seq_length={positions} or less")
     return asked
 
@@ -78,20 +71,22 @@ def _batches(rows: dict, batch_size: int, max_seq_length: int):
 
 def squad_questions(name: str, questions, contexts) -> tuple:
     """(questions, contexts, one pair given): the checked strings of `answer`'s arguments."""
-    single = isinstance(questions, str)
-    asked, given = _texts(questions), _texts(contexts) if contexts is not None else None
-    if asked is None:
-        raise AlbertError(f"{name}.answer: questions is a string or a list of strings; pass answer(question, context)")
-    if given is None:
+    where = f"{name}.answer"
+    asked, single = arguments.texts(where, "questions", questions)
+    if contexts is None:
         raise AlbertError(f"{name}.answer: {len(asked)} question(s) without a context: pass answer(questions, "
                           "contexts), one context string per question")
+    if single:
+        given = [arguments.text(where, "contexts", contexts)]
+    else:
+        given, _ = arguments.texts(where, "contexts", contexts, single=False)
     if len(given) != len(asked):
         raise AlbertError(f"{name}.answer: {len(asked)} questions and {len(given)} contexts; pass one context per "
                           "question")
     for index, context in enumerate(given):
         if not context.strip():
             raise AlbertError(f"{name}.answer: context {index} is empty; pass the text the answer is to be found in")
-    return asked, given, single and isinstance(contexts, str)
+    return asked, given, single
 
 
 def squad_answers(model, questions, contexts, version_2: bool, stride: int | None = None,
@@ -100,16 +95,29 @@ def squad_answers(model, questions, contexts, version_2: bool, stride: int | Non
                   null_score_diff_threshold: float = 0.0, return_nbest: bool = False, batch_size: int = 32):
     """See AlbertSquadV1.answer."""
     name = type(model).__name__
+    where = f"{name}.answer"
     asked, given, single = squad_questions(name, questions, contexts)
+    max_seq_length = arguments.whole(where, "max_seq_length", max_seq_length, 5, optional=True)
+    stride = arguments.whole(where, "doc_stride", stride, 1, optional=True)
+    query_length = arguments.whole(where, "max_query_length", query_length, 1, optional=True)
+    n_best_size = arguments.whole(where, "n_best_size", n_best_size, 1)
+    max_answer_length = arguments.whole(where, "max_answer_length", max_answer_length, 1)
+    null_score_diff_threshold = arguments.finite(where, "null_score_diff_threshold", null_score_diff_threshold)
+    return_nbest = arguments.flag(where, "return_nbest", return_nbest)
+    batch_size = arguments.whole(where, "batch_size", batch_size, 1)
     tokenizer = _tokenizer(model)
     if not asked:
         return []
-    length = _seq_length(model, max_seq_length, SQUAD_MAX_SEQ_LENGTH)
-    settings = Settings(length, stride or doc_stride(length), query_length or max_query_length(length),
+    length = _seq_length(model, max_seq_length, SQUAD_MAX_SEQ_LENGTH, where)
+    settings = Settings(length, doc_stride(length) if stride is None else stride,
+                        max_query_length(length) if query_length is None else query_length,
                         model.preprocessor.do_lower_case)
-    settings.check()
+    if settings.max_query_length > length - 4:
+        raise AlbertError(f"{where}: max_query_length {settings.max_query_length} leaves no room in max_seq_length "
+                          f"{length} for [CLS], two [SEP] and the context; pass max_query_length="
+                          f"{max(1, length - 4)} or less, or a longer max_seq_length")
     examples = [Question(str(i), q, c) for i, (q, c) in enumerate(zip(asked, given))]
-    rows, metadata, _ = convert_examples(examples, tokenizer.sp_model, settings, False, log=lambda _: None)
+    rows, metadata, _ = convert_examples(examples, tokenizer.sp_model, settings, False)
     rows = {k: v for k, v in rows.items() if k in ("unique_ids", *PACKED_INPUTS, "p_mask")}
     results = run_model(model, _batches(rows, batch_size, settings.max_seq_length), version_2,
                         _step(model, lambda: model_step(model, version_2)))
@@ -135,15 +143,13 @@ def squad_answers(model, questions, contexts, version_2: bool, stride: int | Non
 def choice_inputs(model, articles, questions, options) -> tuple:
     """(articles, questions, options per question, one question given): `choose`'s arguments, checked."""
     name = f"{type(model).__name__}.choose"
-    single = isinstance(questions, str)
-    if single:
-        articles, questions, options = [articles], [questions], [options]
-    articles, questions = _texts(articles), _texts(questions)
-    if articles is None or questions is None or not isinstance(options, (list, tuple)) or not all(
-            _texts(o) is not None and not isinstance(o, str) for o in options):
-        raise AlbertError(f"{name}: pass choose(article, question, options) with strings and a list of option "
-                          "strings, or lists of them (one article and one options list per question)")
-    options = [_texts(o) for o in options]
+    questions, single = arguments.texts(name, "questions", questions)
+    if single:  # one question: its article and its list of options
+        articles = [arguments.text(name, "articles", articles)]
+        options = [arguments.texts(name, "options", options, single=False)[0]]
+    else:
+        articles = arguments.texts(name, "articles", articles, single=False)[0]
+        options = arguments.text_lists(name, "options", options)
     if not len(articles) == len(questions) == len(options):
         raise AlbertError(f"{name}: {len(articles)} articles, {len(questions)} questions and {len(options)} option "
                           "lists; pass one article and one options list per question")
@@ -154,7 +160,7 @@ def choice_inputs(model, articles, questions, options) -> tuple:
         if len(choices) != len(options[0]):
             raise AlbertError(f"{name}: question {index} has {len(choices)} options and question 0 has "
                               f"{len(options[0])}; every question needs the same number ({model.num_choices})")
-    if len(options[0]) != model.num_choices:
+    if options and len(options[0]) != model.num_choices:
         raise AlbertError(f"{name}: {len(options[0])} options per question; this model chooses among "
                           f"num_choices={model.num_choices}")
     return articles, questions, options, single
@@ -163,12 +169,20 @@ def choice_inputs(model, articles, questions, options) -> tuple:
 def race_choices(model, articles, questions, options, max_seq_length: int | None = None,
                  qa_length: int | None = None, batch_size: int = 32):
     """See AlbertMultipleChoice.choose."""
-    if isinstance(questions, (list, tuple)) and not questions and not articles and not options:
-        return []
+    where = f"{type(model).__name__}.choose"
     articles, questions, options, single = choice_inputs(model, articles, questions, options)
+    max_seq_length = arguments.whole(where, "max_seq_length", max_seq_length, 4, optional=True)
+    qa_length = arguments.whole(where, "max_qa_length", qa_length, 1, optional=True)
+    batch_size = arguments.whole(where, "batch_size", batch_size, 1)
+    if not questions:
+        return []
     tokenizer = _tokenizer(model)
-    length = _seq_length(model, max_seq_length, RACE_MAX_SEQ_LENGTH)
-    qa_length = qa_length or max_qa_length(length)
+    length = _seq_length(model, max_seq_length, RACE_MAX_SEQ_LENGTH, where)
+    qa_length = max_qa_length(length) if qa_length is None else qa_length
+    if qa_length > length - 3:
+        raise AlbertError(f"{where}: max_qa_length {qa_length} leaves no room in max_seq_length {length} for [CLS] "
+                          f"and two [SEP]; pass max_qa_length={max(1, length - 3)} or less, or a longer "
+                          "max_seq_length")
     packed = [choice_rows(a, q, o, tokenizer, length, qa_length) for a, q, o in zip(articles, questions, options)]
     rows = {k: [p[k] for p in packed] for k in PACKED_INPUTS}
     step = _step(model, lambda: tf.function(lambda inputs: model(inputs, training=False), reduce_retracing=True))

@@ -17,6 +17,7 @@ from albert.config import AlbertConfig
 from albert.data.features import PACKED_INPUTS
 from albert.data.fill_mask import MAX_MASKS, masked_inputs, predictions
 from albert.data.token_windows import padded, sentence_windows, word_tags
+from albert.ground import arguments
 from albert.ground.errors import AlbertError
 from albert.model import answering, heads
 from albert.model.encoder import AlbertEncoder
@@ -80,9 +81,13 @@ class AlbertPretrainer(_EncoderWithHeads):
         for a text with one mask, a list of `top_k` dicts `{"score", "token", "token_str", "sequence"}` (softmax
         probability over the vocabulary, the piece's id, its word, the text with the mask filled); for a text with
         several masks, one such list per mask; a list of texts gives a list of those (albert.data.fill_mask)."""
+        where = f"{type(self).__name__}.fill_mask"
+        texts, single = arguments.texts(where, "texts", texts)
+        top_k = arguments.whole(where, "top_k", top_k, 1)
+        batch_size = arguments.whole(where, "batch_size", batch_size, 1)
         self._require_preprocessor()
-        single = isinstance(texts, str)
-        texts = [texts] if single else list(texts)
+        if not texts:
+            return []
         p = self.preprocessor
         tokenizer = FullTokenizer(None, p.do_lower_case, p.spm_model_file)
         masked = masked_inputs(texts, tokenizer, p.seq_length, self.max_predictions_per_seq, top_k)
@@ -154,7 +159,8 @@ class AlbertTokenClassifier(_EncoderWithHeads):
         tokenizer = FullTokenizer(None, p.do_lower_case, p.spm_model_file)
         names = list(self.labels) if self.labels is not None else list(range(self.num_labels))
         rows = [_Words(tuple(words), None if tags is None else tuple(tags[i])) for i, words in enumerate(sentences)]
-        stride = self.doc_stride or max(1, (p.seq_length - 2) // 2)
+        stride = arguments.whole(type(self).__name__, "doc_stride", self.doc_stride, 1, optional=True)
+        stride = max(1, (p.seq_length - 2) // 2) if stride is None else stride
         windows = sentence_windows(rows, tokenizer, names, p.seq_length, stride)
         return rows, names, windows, padded(windows, p.seq_length)
 
@@ -178,9 +184,14 @@ class AlbertTokenClassifier(_EncoderWithHeads):
 
     def predict(self, x, batch_size=None, **kwargs):
         """Keras predict; on a list of sentences (each a list of words) one tag per word (names when `labels` is set,
-        else ids), each word read at its first piece in the window where it has the most context."""
-        if not is_word_lists(x):
+        else ids), each word read at its first piece in the window where it has the most context; no sentences: []."""
+        if not isinstance(x, (list, tuple)) or (x and not isinstance(x[0], (list, tuple))):  # not sentences of words
             return super().predict(x, batch_size=batch_size, **kwargs)
+        where = f"{type(self).__name__}.predict"
+        x = arguments.text_lists(where, "x", x)  # sentences of words: each word a string
+        batch_size = arguments.whole(where, "batch_size", batch_size, 1, optional=True)
+        if not x:
+            return []
         rows, names, windows, arrays = self._windows(x)
         del arrays["tag_ids"]
         logits = super().predict(arrays, batch_size=batch_size, **kwargs)

@@ -13,6 +13,7 @@ per model) into a tf.data pipeline of features; a `tf.data.Dataset` of strings i
 tensors tokenizes in the call. Integer feature dicts pass through unchanged, with or without a preprocessor.
 """
 
+import numbers
 import weakref
 
 import numpy as np
@@ -20,6 +21,7 @@ import tensorflow as tf
 
 from albert.data.buckets import cut_to_bucket
 from albert.data.features import step_boundaries
+from albert.ground import arguments
 from albert.ground.errors import AlbertError
 
 _TOKENIZERS = weakref.WeakKeyDictionary()  # model -> (preprocessor, compiled features_from_text), out of tracking
@@ -57,6 +59,34 @@ def _to_tensor(inputs):
         return tf.convert_to_tensor(_unpandas(value), tf.string)
 
     return tuple(one(part) for part in inputs) if isinstance(inputs, tuple) else one(inputs)
+
+
+def _holds_text(value, depth: int = 2) -> bool:
+    """Whether `value` is None, a string, or a list / tuple holding one within `depth` levels: what a caller means as
+    text (a list of numbers is Keras' to take)."""
+    if value is None or isinstance(value, (str, bytes)):
+        return True
+    return depth > 0 and isinstance(value, (list, tuple)) and any(_holds_text(v, depth - 1) for v in value)
+
+
+def checked_texts(where: str, x) -> int | None:
+    """How many texts `x` holds when it is text given as Python lists (a list, or a pair (texts_a, texts_b) of them;
+    0: empty), None for anything else (arrays, tensors, feature dicts, a Dataset: taken as they are); an AlbertError
+    line for None, one string, a list holding something that is not a string (named by its position), rows of
+    different lengths or a pair of different lengths."""
+    if isinstance(x, tuple) and len(x) == 2 and all(isinstance(part, (list, tuple)) for part in x) and any(
+            _holds_text(part) or not part for part in x):
+        counts = [arguments.text_batch(where, f"x[{i}]", part)[0] for i, part in enumerate(x)]
+        if counts[0] != counts[1]:
+            raise AlbertError(f"{where}: x[0] holds {counts[0]} texts and x[1] {counts[1]}; a pair (texts_a, "
+                              "texts_b) needs one text_b per text_a")
+        return counts[0]
+    if x is None or isinstance(x, (bool, numbers.Number)):
+        raise AlbertError(f"{where}: x is {arguments.described(x)}, not a list of strings, a pair (texts_a, texts_b) "
+                          "of them, feature arrays or a tf.data.Dataset")
+    if _holds_text(x) or (isinstance(x, (list, tuple)) and not x):
+        return arguments.text_batch(where, "x", x)[0]
+    return None
 
 
 def _spec_is_text(spec) -> bool:
@@ -184,6 +214,7 @@ class TextInputs:
 
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None, validation_split=0.0,
             validation_data=None, shuffle=True, class_weight=None, sample_weight=None, **kwargs):
+        self._texts_to_learn(x, "fit", batch_size)
         made = self._batches(x, y, sample_weight, batch_size, shuffle)
         if made is not None:
             if validation_split:
@@ -197,12 +228,35 @@ class TextInputs:
                            class_weight=class_weight, sample_weight=sample_weight, **kwargs)
 
     def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None, **kwargs):
+        self._texts_to_learn(x, "evaluate", batch_size)
         made = self._batches(x, y, sample_weight, batch_size, grouped=True)
         if made is not None:
             x, y, sample_weight, batch_size = made[0], None, None, None
         return super().evaluate(x, y, batch_size=batch_size, verbose=verbose, sample_weight=sample_weight, **kwargs)
 
+    def _texts_to_learn(self, x, method: str, batch_size):
+        """fit / evaluate's checks of text given as lists (albert.ground.arguments), and of an empty one."""
+        where = f"{type(self).__name__}.{method}"
+        arguments.whole(where, "batch_size", batch_size, 1, optional=True)
+        if x is not None and checked_texts(where, x) == 0:
+            raise AlbertError(f"{where}: x holds no texts; pass at least one")
+
+    def _empty_prediction(self, pair: bool):
+        """The outputs of no texts (each with 0 rows): the model called on zero rows of features."""
+        self._require_preprocessor()
+        rows = [tf.zeros([0], tf.string) for _ in range(2 if pair else 1)]
+        if getattr(self, "serving_inputs", {}).get("input_ids") == 3:  # [B, choices, T]: the endings are [B, C]
+            rows[-1] = tf.zeros([0, self.num_choices], tf.string)
+        outputs = self(self.features_from_text(tuple(rows) if pair else rows[0]), training=False)
+        return tf.nest.map_structure(lambda value: np.asarray(value), outputs)
+
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
+        """Keras predict; on text given as lists, each text checked first (albert.ground.arguments), and no texts
+        (`[]`, or `([], [])`) give outputs of 0 rows."""
+        where = f"{type(self).__name__}.predict"
+        batch_size = arguments.whole(where, "batch_size", batch_size, 1, optional=True)
+        if checked_texts(where, x) == 0:
+            return self._empty_prediction(isinstance(x, tuple) and len(x) == 2)
         made = self._batches(x, batch_size=batch_size, grouped=True)
         if made is None:
             return super().predict(x, batch_size=batch_size, verbose=verbose, steps=steps, callbacks=callbacks)
