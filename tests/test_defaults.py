@@ -17,7 +17,7 @@ from albert.ground.errors import AlbertError
 from albert.ground.settings_flags import define
 from albert.jobs.preflight import given_settings
 from albert.jobs.settings import (GlueRun, NerRun, PretrainingRun, RaceRun, SquadRun, TRAIN_STEP, epoch_steps,
-                                  with_epoch_steps)
+                                  long_warmup, say_long_warmup, warmup_steps, with_epoch_steps)
 from tests.helpers import ROOT
 
 HF = os.path.join(ROOT, "tests", "fixtures", "weights", "hf_pretraining")
@@ -144,6 +144,62 @@ def test_with_epoch_steps_sets_the_steps_from_the_count():
     assert with_epoch_steps(given, lambda: 1 / 0, "rows") == (given, None)
 
 
+# ------------------------------------------------------------------ warmup
+def test_the_originals_warmups_stay_where_the_original_set_them():
+    """spec section 2: run_classifier.py --warmup_step 0, run_race.py 1000 (of 12000), run_squad.py
+    --warmup_proportion 0.1, run_pretraining.py --num_warmup_steps 3125 (of 125000)."""
+    assert warmup_steps(GlueRun(**NEEDED), 1000) == GlueRun(**NEEDED).warmup_step == 0
+    assert warmup_steps(RaceRun(data_dir="race", **NEEDED), 12000) == 1000
+    assert squad().warmup_proportion == 0.1 and warmup_steps(squad(), 8211) == 821
+    assert warmup_steps(PretrainingRun(input_file="x", **NEEDED), 125000) == 3125
+    assert [long_warmup(s, steps) for s, steps in ((GlueRun(**NEEDED), 1000), (squad(), 3),
+                                                   (RaceRun(data_dir="race", **NEEDED), 12000),
+                                                   (PretrainingRun(input_file="x", **NEEDED), 125000))] == [None] * 4
+
+
+def test_ner_warms_up_over_a_tenth_of_its_steps_unless_warmup_step_is_given():
+    """run_ner.py (ours) derives its warmup from the steps as run_squad.py does; its old --warmup_step default of
+    100 was all of the quick start's 6 steps (entity F1 0.08). An explicit --warmup_step wins over the proportion."""
+    assert (NerRun(**NEEDED).warmup_proportion, NerRun(**NEEDED).warmup_step) == (0.1, None)
+    assert [warmup_steps(NerRun(**NEEDED), steps) for steps in (6, 9, 10, 1000, 3001)] == [0, 0, 1, 100, 300]
+    assert warmup_steps(NerRun(**NEEDED, warmup_proportion=0.25), 1000) == 250
+    assert warmup_steps(NerRun(**NEEDED, warmup_step=30), 6) == 30
+    assert warmup_steps(NerRun(**NEEDED, warmup_step=0, warmup_proportion=0.5), 1000) == 0
+    assert long_warmup(NerRun(**NEEDED, learning_rate=1e-3), 6) is None
+
+
+def test_a_warmup_over_half_of_the_steps_is_said_in_one_line(capsys):
+    """The flag, the steps and the fix, once, on stderr as training starts; a warmup of half the steps or less
+    says nothing."""
+    ner = NerRun(**NEEDED, warmup_step=100, learning_rate=1e-4)
+    assert long_warmup(ner, 6) == (
+        "warning: --warmup_step 100 warms the learning rate up over 100 steps, more than half of this run's 6 "
+        "training steps: it stays below --learning_rate 0.0001 for the whole run; pass --warmup_step 0 (a tenth of "
+        "the steps) or train more steps")
+    assert long_warmup(RaceRun(data_dir="race", **NEEDED, train_step=1500), 1500) == (
+        "warning: --warmup_step 1000 warms the learning rate up over 1,000 steps, more than half of this run's "
+        "1,500 training steps: it stays below --learning_rate 1e-05 for most of the run; pass --warmup_step 150 (a "
+        "tenth of the steps) or train more steps")
+    assert long_warmup(squad(warmup_proportion=0.75), 40) == (
+        "warning: --warmup_proportion 0.75 warms the learning rate up over 30 steps, more than half of this run's 40 "
+        "training steps: it stays below --learning_rate 5e-05 for most of the run; pass --warmup_proportion 0.1 (a "
+        "tenth of the steps) or train more steps")
+    assert long_warmup(NerRun(**NEEDED, warmup_proportion=0.6), 1000).startswith(
+        "warning: --warmup_proportion 0.6 warms the learning rate up over 600 steps, more than half of this run's "
+        "1,000 training steps:")
+    pretraining = PretrainingRun(input_file="x", **NEEDED, num_train_steps=1000, start_warmup_step=100)
+    assert long_warmup(pretraining, 1000) == (  # the steps before --start_warmup_step count: their rate is 0
+        "warning: --num_warmup_steps 3125 warms the learning rate up over 3,225 steps, more than half of this run's "
+        "1,000 training steps: it stays below --learning_rate 0.00176 for the whole run; pass --num_warmup_steps 100 "
+        "(a tenth of the steps) or train more steps")
+    assert long_warmup(NerRun(**NEEDED, warmup_step=3), 6) is None  # half: not said
+    assert long_warmup(NerRun(**NEEDED, warmup_step=4), 6) is not None
+    say_long_warmup(ner, 6)
+    say_long_warmup(ner, 200)
+    captured = capsys.readouterr()
+    assert (captured.out, captured.err) == ("", long_warmup(ner, 6) + "\n")
+
+
 # ------------------------------------------------------------------ the command lines, up to TensorFlow
 
 VALIDATE = """
@@ -230,3 +286,29 @@ def test_ner_counts_the_training_windows_for_its_epochs(tmp_path, capsys):
     assert job.settings.train_step == steps
     assert capsys.readouterr().out.splitlines()[-1] == (f"training 2 epochs of {10 + long_windows} windows (11 "
                                                         f"sentences): {steps} steps of 4")
+    schedule = job.trainer.optimizer.get_config()["learning_rate"]["config"]  # the warmup: a tenth of those steps
+    assert (schedule["num_train_steps"], schedule["num_warmup_steps"]) == (steps, steps // 10)
+
+
+@pytest.mark.slow
+def test_a_ner_run_says_its_long_warmup_once_and_prints_its_rate_in_scientific_notation(tmp_path, capsys):
+    """An explicit --warmup_step longer than the run: the line on stderr as training starts (once), and the progress
+    lines' learning rate is the warmup's (5e-05 x step / 100), in scientific notation."""
+    from albert.jobs import ner
+    from albert.tasks.ner_data import ner_task
+    from albert.train.settings import Runtime
+
+    (tmp_path / "train.txt").write_text("".join(f"a{i} O\nb B-LOC\n\n" for i in range(8)))
+    task = ner_task({"train": str(tmp_path / "train.txt")})
+    settings = NerRun(output_dir=str(tmp_path / "out"), albert_config_file=os.path.join(HF, "config.json"),
+                      spm_model_file=os.path.join(HF, "spiece.model"), max_seq_length=8, do_train=True,
+                      train_step=2, warmup_step=100, train_batch_size=4)
+    ner.run(settings, Runtime(random_seed=1, log_every_steps=1), task)
+    captured = capsys.readouterr()
+    assert captured.err.count("warning: ") == 1
+    assert ("warning: --warmup_step 100 warms the learning rate up over 100 steps, more than half of this run's 2 "
+            "training steps: it stays below --learning_rate 5e-05 for the whole run; pass --warmup_step 0 (a tenth "
+            "of the steps) or train more steps\n") in captured.err
+    steps = [line for line in captured.out.splitlines() if line.startswith("step ")]
+    assert [line.split(" | ")[0].split()[-2:] for line in steps] == [["learning_rate", "5.00e-07"],
+                                                                   ["learning_rate", "1.00e-06"]]

@@ -28,7 +28,7 @@ from albert.train.settings import Runtime
 from albert.train.setup import begin_job, check_batch_split, fine_tuning_trainer
 from albert.weights.loader import init_from_checkpoint
 from albert.weights.run_checkpoints import best_trial, evaluate_each, prediction_checkpoint, record_best
-from albert.jobs.settings import GlueRun
+from albert.jobs.settings import GlueRun, say_long_warmup
 
 # The GLUE server's file name for each task's predictions.
 SUBMISSION_NAMES = {"cola": "CoLA", "mnli": "MNLI-m", "mismnli": "MNLI-mm", "mrpc": "MRPC", "qnli": "QNLI",
@@ -120,6 +120,7 @@ class FineTuning:
 
     def train(self):
         s = self.settings
+        say_long_warmup(s, s.train_step)
         resumed = begin_training(self.trainer, s.init_checkpoint)
         train_file, _ = self.features("train", resumed)
         self.trainer.train(lambda ctx, batch: self.train_dataset(train_file, batch, ctx),

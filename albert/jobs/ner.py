@@ -16,7 +16,7 @@ from albert.export.tflite_metadata import describe
 from albert.ground.atomic import write_text
 from albert.ground.outputs import writing
 from albert.jobs.outputs import append_eval_results, begin_training, record_model_files
-from albert.jobs.settings import NerRun, with_epoch_steps
+from albert.jobs.settings import NerRun, say_long_warmup, warmup_steps, with_epoch_steps
 from albert.model.task_models import AlbertTokenClassifier
 from albert.tasks.entities import score
 from albert.tasks.ner_data import LABELS_FILE, NerTask, labels_record, prediction_lines
@@ -66,8 +66,9 @@ class NerFineTuning:
         with strategy.scope():
             self.model = AlbertTokenClassifier(self.config, num_labels=len(task.labels),
                                                dropout_prob=settings.dropout_prob)
-            optimizer = create_optimizer(settings.learning_rate, settings.train_step, settings.warmup_step,
-                                         settings.optimizer, model=self.model)
+            optimizer = create_optimizer(settings.learning_rate, settings.train_step,
+                                         warmup_steps(settings, settings.train_step), settings.optimizer,
+                                         model=self.model)
         self.bounds = boundaries(settings.max_seq_length, settings.length_buckets)
         self.prediction_bounds = step_boundaries(settings.max_seq_length, settings.length_buckets)
         self.trainer = fine_tuning_trainer(runtime, strategy, self.model, optimizer, token_loss, self.config,
@@ -115,6 +116,7 @@ class NerFineTuning:
 
     def train(self):
         s = self.settings
+        say_long_warmup(s, s.train_step)
         begin_training(self.trainer, s.init_checkpoint)
         self.features("train")
         self.trainer.train(self.train_dataset, on_checkpoint=self.evaluate if s.do_eval else None,

@@ -20,7 +20,7 @@ from albert.train.settings import Runtime
 from albert.train.setup import begin_job, check_batch_split, loop_config
 from albert.weights.run_checkpoints import evaluate_each
 from albert.weights.tf_checkpoints import save_original_checkpoint
-from albert.jobs.settings import PretrainingRun
+from albert.jobs.settings import PretrainingRun, say_long_warmup
 
 MASKED_LM_ARRAYS = ("masked_lm_positions", "masked_lm_ids", "masked_lm_weights")
 
@@ -69,6 +69,7 @@ class Pretraining:
     def run(self):
         s = self.settings
         if s.do_train:
+            say_long_warmup(s, s.num_train_steps)
             begin_training(self.trainer, s.init_checkpoint, s.init_from_group0)
             self.trainer.train(self.dataset_fn(self.train_files, True),
                                on_checkpoint=self.evaluate if s.do_eval else None,

@@ -24,7 +24,7 @@ from albert.train.settings import Runtime
 from albert.train.setup import begin_job, fine_tuning_trainer
 from albert.weights.loader import init_from_checkpoint
 from albert.weights.run_checkpoints import evaluate_each, prediction_checkpoint, record_best
-from albert.jobs.settings import RaceRun
+from albert.jobs.settings import RaceRun, say_long_warmup
 
 def run(settings: RaceRun, runtime: Runtime):
     RaceFineTuning(settings, runtime).run()
@@ -114,6 +114,7 @@ class RaceFineTuning:
 
     def train(self):
         s = self.settings
+        say_long_warmup(s, s.train_step)
         resumed = begin_training(self.trainer, s.init_checkpoint)
         train_path, _ = self.features("train", s.train_file, resumed)
         self.trainer.train(lambda ctx, batch: race_dataset([train_path], s.max_seq_length, batch, True, ctx,

@@ -389,8 +389,9 @@ class NerRun(FineTuningExport):
                                      derived=steps_unless_epochs)
     num_train_epochs: float | None = setting(None, EPOCHS_HELP.format(what="windows (a long sentence makes "
                                                                       "several)"), check=finite, group="training")
-    warmup_proportion: float = setting(0.1, "Fraction of the training steps spent warming up, as run_squad.py's. "
-                                       "--warmup_step, when given, wins.", check=probability, group="training")
+    warmup_proportion: float = setting(0.1, "Fraction of the training steps spent warming up (as run_squad.py's), "
+                                       "unless --warmup_step is given: that wins.", check=probability,
+                                       group="training")
     warmup_step: int | None = setting(None, "Warmup steps, when given: this wins over --warmup_proportion (default: "
                                       "none, --warmup_proportion of the steps).", check=at_least(0), group="training")
     optimizer: str = setting("adamw", "Optimizer.", choices=OPTIMIZERS, group="training")

@@ -26,7 +26,7 @@ from albert.train.settings import Runtime
 from albert.train.setup import begin_job, check_batch_split, fine_tuning_trainer
 from albert.weights.loader import init_from_checkpoint
 from albert.weights.run_checkpoints import prediction_checkpoint, record_best
-from albert.jobs.settings import SquadRun
+from albert.jobs.settings import SquadRun, say_long_warmup, warmup_steps
 
 
 def run(settings: SquadRun, runtime: Runtime):
@@ -142,7 +142,8 @@ class SquadFineTuning:
         s = self.settings
         with self.strategy.scope():
             optimizer = create_optimizer(s.learning_rate, self.num_train_steps,
-                                         int(self.num_train_steps * s.warmup_proportion), "adamw", model=self.model)
+                                         warmup_steps(s, self.num_train_steps), "adamw", model=self.model)
+        say_long_warmup(s, self.num_train_steps)
         # SQuAD 1.1's loss is a softmax over every position, padding included: its training batches stay whole.
         self.trainer = fine_tuning_trainer(self.runtime, self.strategy, self.model, optimizer,
                                            squad.squad_v2_loss if self.version_2 else squad.squad_v1_loss,
