@@ -67,3 +67,57 @@ def run_squad(*args, timeout=600):
     env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2")
     return subprocess.run([sys.executable, os.path.join(ROOT, "run_squad.py"), *args], capture_output=True,
                           text=True, timeout=timeout, env=env)
+
+
+# A small Korean SQuAD 1.1 file, written by hand: (context, [(question, answer)]), each answer at its first occurrence
+# in its context. Hangul syllables decompose into jamo under the original's NFKD and SentencePiece composes them back,
+# so characters and pieces no longer pair one by one.
+KOREAN = [
+    ("서울특별시는 대한민국의 수도이자 최대 도시이다. 한강이 도시를 가로질러 흐르며, 인구는 약 950만 명이다. "
+     "조선 왕조가 1394년에 한양으로 도읍을 옮긴 이래 600년 넘게 수도의 역할을 해 왔다.",
+     [("대한민국의 수도는 어디인가?", "서울특별시"), ("서울을 가로질러 흐르는 강은?", "한강"),
+      ("서울의 인구는 얼마인가?", "약 950만 명"), ("조선이 한양으로 도읍을 옮긴 해는?", "1394년")]),
+    ("한글은 1443년 세종대왕이 창제하고 1446년에 훈민정음이라는 이름으로 반포한 문자이다. 자음 14자와 모음 10자로 "
+     "이루어져 있으며, 과학적인 문자 체계로 평가받는다.",
+     [("한글을 창제한 사람은 누구인가?", "세종대왕"), ("한글이 반포된 해는?", "1446년"),
+      ("반포 당시 한글의 이름은?", "훈민정음"), ("한글의 자음은 몇 자인가?", "14자")]),
+    ("제주도는 한반도 남쪽에 있는 화산섬으로, 한라산이 섬의 중앙에 솟아 있다. 한라산의 높이는 1,947미터로 남한에서 "
+     "가장 높은 산이다. 2007년에 제주 화산섬과 용암 동굴이 유네스코 세계자연유산에 등재되었다.",
+     [("제주도 중앙에 있는 산은?", "한라산"), ("한라산의 높이는 얼마인가?", "1,947미터"),
+      ("제주 화산섬이 세계자연유산에 등재된 해는?", "2007년")]),
+    ("김치는 배추나 무 같은 채소를 소금에 절인 뒤 고춧가루, 마늘, 젓갈 등으로 양념하여 발효시킨 한국의 전통 "
+     "음식이다. 2013년에는 김장 문화가 유네스코 인류무형문화유산으로 지정되었다.",
+     [("김치를 만들 때 채소를 무엇에 절이는가?", "소금"), ("김장 문화가 인류무형문화유산이 된 해는?", "2013년"),
+      ("김치의 주재료인 채소는?", "배추나 무")]),
+    ("부산은 대한민국 제2의 도시이자 최대의 항구 도시이다. 해운대 해수욕장과 자갈치 시장이 유명하며, 매년 10월에는 "
+     "부산국제영화제가 열린다.",
+     [("대한민국 최대의 항구 도시는?", "부산"), ("부산국제영화제는 언제 열리는가?", "매년 10월"),
+      ("부산의 유명한 시장은?", "자갈치 시장")]),
+    ("이순신 장군은 임진왜란 때 거북선을 이끌고 일본 수군을 여러 차례 물리쳤다. 1597년 명량 해전에서는 13척의 배로 "
+     "133척의 적선을 상대하여 승리하였다.",
+     [("이순신이 이끈 배는?", "거북선"), ("명량 해전이 일어난 해는?", "1597년"),
+      ("명량 해전에서 이순신의 배는 몇 척이었나?", "13척")]),
+    ("삼성전자는 1969년에 설립된 전자 기업으로, 본사는 경기도 수원시에 있다. 스마트폰 브랜드 Galaxy와 메모리 반도체 "
+     "DRAM으로 세계 시장을 이끌고 있다.",
+     [("삼성전자가 설립된 해는?", "1969년"), ("삼성전자의 스마트폰 브랜드는?", "Galaxy"),
+      ("삼성전자의 본사는 어디에 있는가?", "경기도 수원시")]),
+    ("경복궁은 1395년에 지어진 조선 왕조의 법궁이다. 임진왜란 때 불에 탄 뒤 오랫동안 방치되었다가 1867년 "
+     "흥선대원군이 다시 지었다.",
+     [("경복궁이 지어진 해는?", "1395년"), ("경복궁을 다시 지은 사람은?", "흥선대원군")]),
+]
+
+
+def make_korean_squad(path, paragraphs=KOREAN) -> int:
+    """KOREAN as a SQuAD 1.1 file (one answer per question: a training file and a predict file); the question count."""
+    data, count = [], 0
+    for p, (context, questions) in enumerate(paragraphs):
+        qas = []
+        for q, (question, answer) in enumerate(questions):
+            assert answer in context, answer
+            qas.append({"id": f"ko{p}-{q}", "question": question,
+                        "answers": [{"text": answer, "answer_start": context.index(answer)}]})
+        count += len(qas)
+        data.append({"title": f"ko{p}", "paragraphs": [{"context": context, "qas": qas}]})
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump({"version": "1.1", "data": data}, f, ensure_ascii=False)
+    return count

@@ -77,7 +77,7 @@ def test_the_squad_job_trains_predicts_and_exports(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "questions -> " in printed
     assert (f"exported the raw-text serving model to {tmp_path / 'serving' / 'text'} (inputs: question, context; "
-            "outputs: answer, start, end, score, null_score, has_answer, exact_alignment; no-answer threshold "
+            "outputs: answer, start, end, score, null_score, has_answer; no-answer threshold "
             f"{float(results['null_score_diff_threshold']):g}, tuned on {tmp_path / 'dev.json'})") in printed
 
 

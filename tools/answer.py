@@ -48,8 +48,6 @@ def main(argv=None):
     line = f"answer: {out['answer'].decode()}  (characters {out['start']}-{out['end']}, score {out['score']:.3f}"
     if "null_score" in out:
         line += f", no-answer score {out['null_score']:.3f}"
-    if not out["exact_alignment"]:
-        line += "; offsets by approximate alignment"
     print(line + ")")
     return 0
 

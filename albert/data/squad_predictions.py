@@ -8,7 +8,8 @@ over the kept scores. v2.0: the start beam x end beam of the XLNet-style head, s
 probabilities, and per question the no-answer score `score_null` = the smallest answer-class logit of its
 features (a higher logit means "no answer"). A question predicts "" where score_null > the threshold.
 
-Questions whose paragraph did not align, or that have no feature, are predicted "" (the original dropped them).
+Questions that have no feature (a context of no piece) are predicted "" (the original dropped a question whose
+paragraph it could not align).
 
 One owner for run_squad.py's predictions (albert.jobs.squad) and `AlbertSquadV1.answer` / `AlbertSquadV2.answer` on
 raw strings (albert.model.task_models): both run `run_model` over the features of albert.data.squad_windows and decode
@@ -56,7 +57,7 @@ def keyed_outputs(step, batches, version_2: bool) -> dict:
 
 
 def _paragraph_alignments(metadata: dict) -> list:
-    return [Alignment([], p["start"], p["end"], [], 1.0 if p["aligned"] else 0.0) for p in metadata["paragraphs"]]
+    return [Alignment([], p["start"], p["end"], []) for p in metadata["paragraphs"]]
 
 
 def _valid(feature: dict, start: int, end: int, max_answer_length: int) -> bool:
@@ -141,7 +142,7 @@ def nbest_answers(examples: list, metadata: dict, results: dict, n_best_size: in
                     key = (feature["span_start"] + start - feature["doc_offset"],
                            feature["span_start"] + end - feature["doc_offset"])
                     candidates.setdefault(key, []).append((s, e))
-        entries = _nbest(candidates, alignment, example.paragraph_text, n_best_size) if alignment.ok else []
+        entries = _nbest(candidates, alignment, example.paragraph_text, n_best_size)
         if not entries:
             entries = [{"text": "", "start_log_prob": -1e6 if version_2 else 0.0,
                         "end_log_prob": -1e6 if version_2 else 0.0, "probability": 1.0, "start": -1, "end": -1}]

@@ -1,11 +1,11 @@
 """SQuAD windows: a question and its paragraph to the model's features, as the original builds them (spec §10.2).
 
 - `align`: maps every SentencePiece piece of the normalised paragraph back to the characters of the ORIGINAL
-  paragraph (accents, case, curly quotes and whitespace runs included), so that a predicted span of pieces gives
-  back the exact original text. A two-pointer walk aligns the usual case in linear time (characters that
-  SentencePiece's normaliser deletes, such as a backspace, are left out of it: `vanishing`); where it cannot (the
-  normaliser or SentencePiece changed characters), a longest-matching-blocks alignment takes over. A paragraph
-  with under 80% of its characters aligned is flagged: its questions are kept, predicted empty, and counted.
+  paragraph (accents, case, curly quotes, whitespace runs, any script), so that a predicted span of pieces gives
+  back the exact original text, through the tokenizer's own offsets (albert.text.offsets.piece_characters: the map
+  preprocessing makes from the paragraph to its normalised text, and SentencePiece's from that to the pieces). Every
+  piece is placed; a training answer none of whose characters any piece holds (whitespace, or characters
+  SentencePiece deletes) is counted and named (`unplaced_line`), and left out of training.
 - `convert_examples`: `[CLS] query [SEP] doc span [SEP]` features with `doc_stride` spans, `p_mask`,
   max-context flags and training targets, and the decoder's metadata (per paragraph the piece-to-character maps,
   per feature its span and max-context flags).
@@ -15,16 +15,17 @@ Here, below the model, because both run_squad.py (albert.tasks.squad writes thes
 """
 
 import dataclasses
-import difflib
-import sys
 
 from albert.data.features import PACKED_INPUTS
-from albert.ground.errors import AlbertError
-from albert.text.tokenization import SPIECE_UNDERLINE, encode_ids, encode_pieces, preprocess_text
+from albert.ground.errors import AlbertError, shown
+from albert.text.offsets import piece_characters
+from albert.text.tokenization import encode_ids, preprocess_text
 
-MIN_ALIGNED = 0.8
 FIRST_UNIQUE_ID = 1000000000
-METADATA_FORMAT = "albert-squad-features/2"  # 2: characters SentencePiece deletes left out of the alignment
+# 2: characters SentencePiece deletes left out of the alignment; 3: the tokenizer's offsets (every paragraph aligns,
+# an accent written as a combining mark stays with its letter; no "aligned" flag)
+METADATA_FORMAT = "albert-squad-features/3"
+SHOWN_IDS = 20  # the unplaced answers' line names this many question ids, then counts the rest
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,14 +41,9 @@ class Question:
 @dataclasses.dataclass
 class Alignment:
     pieces: list  # SentencePiece pieces of the normalised paragraph
-    tok_start_to_orig: list  # per piece: original character offset of its first aligned character
-    tok_end_to_orig: list  # per piece: original character offset of its last aligned character
-    orig_to_tok: list  # per original character: the piece holding it (None when unaligned)
-    aligned_fraction: float
-
-    @property
-    def ok(self) -> bool:
-        return self.aligned_fraction >= MIN_ALIGNED
+    tok_start_to_orig: list  # per piece: original character offset of its first character
+    tok_end_to_orig: list  # per piece: original character offset of its last character
+    orig_to_tok: list  # per original character: the piece holding it (None when no piece does)
 
     def text(self, start: int, end: int, paragraph_text: str) -> str:
         """The original text of pieces start..end (inclusive)."""
@@ -65,110 +61,41 @@ class Alignment:
         return text, first, first + len(text)
 
 
-def _char_matches(expanded: str, target: str) -> list:
-    """Pairs (i, j) with expanded[i] == target[j], increasing in both: a two-pointer walk skipping whitespace on
-    either side, or, when that meets two different non-space characters, difflib's matching blocks."""
-    pairs, i, j = [], 0, 0
-    while i < len(expanded) and j < len(target):
-        a, b = expanded[i], target[j]
-        if a == b:
-            pairs.append((i, j))
-            i, j = i + 1, j + 1
-        elif a == " ":
-            i += 1
-        elif b == " ":
-            j += 1
-        else:
-            break
-    else:
-        if all(c == " " for c in expanded[i:]):
-            return pairs
-    matcher = difflib.SequenceMatcher(None, expanded, target, autojunk=False)
-    return [(block.a + k, block.b + k) for block in matcher.get_matching_blocks() for k in range(block.size)]
-
-
-def _vanishes(normalized: str) -> bool:
-    """Whether SentencePiece's normalisation of one character (`normalized`) leaves nothing but whitespace."""
-    return not normalized.replace(SPIECE_UNDERLINE, " ").strip()
-
-
-def vanishing(sp_model, chars) -> set:
-    """The characters of `chars` that SentencePiece's normaliser deletes or turns into whitespace, so that no piece
-    holds them (the 30k-clean model: the control characters U+0001-0008, U+000E-001B, U+007F, U+008F and U+009F,
-    which it deletes, and U+200B-200F, U+2581, U+FEFF and U+FFFD, which become spaces; U+0000 and the other C1
-    controls stay, as pieces of their own). Asked of the model once per character (remembered on `sp_model`)."""
-    memo = getattr(sp_model, "_albert_vanishing", None)
-    if memo is None:
-        memo = {}
-        sp_model._albert_vanishing = memo
-    new = sorted(c for c in set(chars) if c not in memo)
-    if new:
-        memo.update(zip(new, map(_vanishes, sp_model.normalize(new))))
-    return {c for c in chars if memo[c]}
-
-
-def vanishing_characters(sp_model) -> set:
-    """`vanishing` over every code point (about a second; for the in-graph alignment of the serving export)."""
-    chars = [chr(c) for c in range(sys.maxunicode + 1) if not 0xD800 <= c <= 0xDFFF]
-    return {c for c, n in zip(chars, sp_model.normalize(chars)) if _vanishes(n)}
-
-
-def expanded_characters(paragraph_text: str, lower: bool, gone) -> tuple:
-    """(expanded, origin): each original character normalised on its own (as the original aligns), whitespace of
-    any kind as a space, the normalised characters in `gone` (a set, or a function of the characters giving one:
-    `vanishing`) left out; origin[i] is the original character of expanded[i]."""
-    normalized = [preprocess_text(c, remove_space=False, lower=lower) for c in paragraph_text]
-    if callable(gone):
-        gone = gone({n for text in normalized for n in text if not n.isspace()})
-    expanded, origin = [], []
-    for i, text in enumerate(normalized):
-        for n in text:
-            if n not in gone:
-                expanded.append(" " if n.isspace() else n)
-                origin.append(i)
-    return "".join(expanded), origin
-
-
 def align(sp_model, paragraph_text: str, lower: bool) -> Alignment:
-    pieces = encode_pieces(sp_model, preprocess_text(paragraph_text, lower=lower))
-    surface = "".join(p.replace(SPIECE_UNDERLINE, " ") for p in pieces)
-    piece_of_char = [k for k, p in enumerate(pieces) for _ in range(len(p))]
-    expanded, origin = expanded_characters(paragraph_text, lower, lambda chars: vanishing(sp_model, chars))
-    to_orig = [None] * len(surface)
-    orig_to_tok = [None] * len(paragraph_text)
-    matched = 0
-    for i, j in _char_matches(expanded, surface):
-        if expanded[i] != " ":
-            to_orig[j] = origin[i]
-            matched += 1
-            if orig_to_tok[origin[i]] is None:
-                orig_to_tok[origin[i]] = piece_of_char[j]
-    wanted = sum(1 for c in expanded if c != " ")
-    fraction = matched / wanted if wanted else 1.0
-    # Piece k covers surface[offset_k : offset_k + len_k]; its text runs from the first aligned character at or
-    # after its start to the last aligned character at or before its end.
-    next_aligned, nxt = [len(paragraph_text)] * (len(surface) + 1), len(paragraph_text)
-    for j in range(len(surface) - 1, -1, -1):
-        nxt = to_orig[j] if to_orig[j] is not None else nxt
-        next_aligned[j] = nxt
-    prev_aligned, prev = [-1] * len(surface), -1
-    for j in range(len(surface)):
-        prev = to_orig[j] if to_orig[j] is not None else prev
-        prev_aligned[j] = prev
-    starts, ends, offset = [], [], 0
-    for piece in pieces:
-        starts.append(next_aligned[offset])
-        ends.append(prev_aligned[offset + len(piece) - 1] if piece else -1)
-        offset += len(piece)
-    return Alignment(pieces, starts, ends, orig_to_tok, fraction)
+    found = piece_characters(sp_model, paragraph_text, lower)
+    return Alignment(found.pieces, found.starts, found.ends, found.owner)
 
 
 def answer_pieces(alignment: Alignment, start: int, text: str):
-    """(first piece, last piece) of the answer at characters start..start+len(text)-1, or None when none of
-    its characters is aligned."""
+    """(first piece, last piece) of the answer at characters start..start+len(text)-1, or None when no piece holds
+    any of its characters."""
     inside = [alignment.orig_to_tok[i] for i in range(start, start + len(text))
               if alignment.orig_to_tok[i] is not None]
     return (inside[0], inside[-1]) if inside else None
+
+
+def alignments(examples: list, sp_model, lower: bool, known: dict | None = None) -> dict:
+    """{paragraph text: Alignment} of the examples' paragraphs, each aligned once (`known`: already aligned)."""
+    found = dict(known or {})
+    for example in examples:
+        if example.paragraph_text not in found:
+            found[example.paragraph_text] = align(sp_model, example.paragraph_text, lower)
+    return found
+
+
+def unplaced_answers(examples: list, aligned: dict) -> tuple:
+    """(answers to place, the question ids of those no piece holds) of training examples (impossible ones have no
+    answer to place), `aligned` holding their paragraphs' Alignments."""
+    answered = [e for e in examples if not e.is_impossible]
+    return len(answered), [e.qas_id for e in answered
+                           if answer_pieces(aligned[e.paragraph_text], e.start_position, e.orig_answer_text) is None]
+
+
+def unplaced_line(total: int, unplaced: list) -> str:
+    """The one line naming the training answers no piece holds (SHOWN_IDS ids, then how many more)."""
+    names = ", ".join(shown(qid) for qid in unplaced[:SHOWN_IDS])
+    more = f" and {len(unplaced) - SHOWN_IDS} more" if len(unplaced) > SHOWN_IDS else ""
+    return f"{len(unplaced)} of {total} answers could not be placed in the tokens: ids {names}{more}"
 
 
 # ---------------------------------------------------------------------------------------------------- features
@@ -215,40 +142,36 @@ class Settings:
             raise AlbertError(f"--doc_stride must be at least 1, got {self.doc_stride}")
 
 
-def convert_examples(examples: list, sp_model, settings: Settings, is_training: bool, log=print) -> tuple:
-    """Features of the examples: (arrays for the TFRecord, metadata for the decoder, counts).
+def convert_examples(examples: list, sp_model, settings: Settings, is_training: bool,
+                     aligned: dict | None = None) -> tuple:
+    """Features of the examples: (arrays for the TFRecord, metadata for the decoder, counts); `aligned`: the
+    Alignments of some paragraphs (`alignments`), the others are aligned here.
 
     Training features of an answer outside their span, and of impossible questions, point at [CLS] (0, 0) with
-    is_impossible 1, as in the original (v1 keeps them). Questions whose paragraph did not align are counted;
-    in training they are left out (their answer has no pieces), at prediction they stay and are predicted empty.
+    is_impossible 1, as in the original (v1 keeps them). A training answer no piece holds is left out of training
+    and its question id listed in counts["unplaced"] (of counts["answers"]: `unplaced_line`).
     """
     cls_id, sep_id = sp_model.PieceToId("[CLS]"), sp_model.PieceToId("[SEP]")
     t = settings.max_seq_length
     rows = {k: [] for k in ("unique_ids", *PACKED_INPUTS, "p_mask")}
     if is_training:
         rows.update(start_positions=[], end_positions=[], is_impossible=[])
+    aligned = alignments(examples, sp_model, settings.do_lower_case, aligned)
     paragraphs, paragraph_index, meta_examples, meta_features = [], {}, [], []
-    counts = {"examples": len(examples), "features": 0, "misaligned": 0, "unlocated_answers": 0}
+    counts = {"examples": len(examples), "features": 0, "answers": 0, "unplaced": []}
     for example_index, example in enumerate(examples):
         if example.paragraph_text not in paragraph_index:
-            alignment = align(sp_model, example.paragraph_text, settings.do_lower_case)
             paragraph_index[example.paragraph_text] = len(paragraphs)
-            paragraphs.append(alignment)
+            paragraphs.append(aligned[example.paragraph_text])
         p = paragraph_index[example.paragraph_text]
         alignment = paragraphs[p]
         meta_examples.append({"qas_id": example.qas_id, "paragraph": p})
-        if not alignment.ok:
-            counts["misaligned"] += 1
-            log(f"SQuAD: question {example.qas_id}: only {alignment.aligned_fraction:.0%} of its paragraph aligned "
-                "with the SentencePiece pieces; " + ("left out of training" if is_training else "predicted empty"))
-            if is_training:
-                continue
         target = None
         if is_training and not example.is_impossible:
+            counts["answers"] += 1
             target = answer_pieces(alignment, example.start_position, example.orig_answer_text)
             if target is None:
-                counts["unlocated_answers"] += 1
-                log(f"SQuAD: question {example.qas_id}: no character of the answer aligned; left out of training")
+                counts["unplaced"].append(example.qas_id)
                 continue
         query = encode_ids(sp_model, preprocess_text(example.question_text, lower=settings.do_lower_case))
         query = query[:settings.max_query_length]
@@ -276,8 +199,7 @@ def convert_examples(examples: list, sp_model, settings: Settings, is_training: 
                 rows["is_impossible"].append([int(not inside)])
     metadata = {
         "format": METADATA_FORMAT, "settings": dataclasses.asdict(settings),
-        "paragraphs": [{"start": a.tok_start_to_orig, "end": a.tok_end_to_orig, "aligned": a.ok}
-                       for a in paragraphs],
+        "paragraphs": [{"start": a.tok_start_to_orig, "end": a.tok_end_to_orig} for a in paragraphs],
         "examples": meta_examples, "features": meta_features}
     return rows, metadata, counts
 

@@ -2,11 +2,11 @@
 `import tensorflow_text`).
 
 `serving_default(question: [B] string, context: [B] string)` -> per question `answer` (the text as written in the
-context, "" when none), `start` / `end` (int32 character offsets: answer == context[start:end]; -1 / -1 when none),
-`score` (float32: the span's start + end logits for 1.1, its start + end log-probabilities for 2.0; 0.0 when none)
-and `exact_alignment` (bool, see below); a 2.0 model adds `null_score` (float32: the smallest no-answer logit over
-the question's windows, 1e6 when the context has no piece) and `has_answer` (bool: null_score <= the threshold
-given at export and a span found; where it is false the answer is "").
+context, "" when none), `start` / `end` (int32 character offsets: answer == context[start:end]; -1 / -1 when none)
+and `score` (float32: the span's start + end logits for 1.1, its start + end log-probabilities for 2.0; 0.0 when
+none); a 2.0 model adds `null_score` (float32: the smallest no-answer logit over the question's windows, 1e6 when
+the context has no piece) and `has_answer` (bool: null_score <= the threshold given at export and a span found;
+where it is false the answer is "").
 
 Everything run_squad.py does to a question is done in the graph, so the answers are `AlbertSquadV1/V2.answer`'s
 (and `predictions.json`'s) on the same model: the question's first max_query_length pieces; the context's pieces
@@ -18,133 +18,31 @@ ends lie in the window's context, the start has its most context there, start <=
 max_answer_length pieces; the best by start + end score whose text is not empty (ties: the earlier start, then the
 earlier end).
 
-The pieces are mapped back to characters of the original context as albert.data.squad_windows.align does: each
-original character normalised on its own (a table of every code point that normalises to something other than
-itself, taken from Python's `preprocess_text` and the SentencePiece model at export), the characters
-SentencePiece deletes left out of it, spaces left out of it and of the pieces, and the two sequences paired by
-rank. That is the Python walk's
-result whenever the walk does not break. Where it breaks (a character SentencePiece changes to another one, so
-that the two differ at some rank; run_squad.py then falls back to difflib's matching blocks), the characters are
-still paired by rank to the end of the shorter sequence, the answer is computed from that, and `exact_alignment`
-is false for the question: its offsets may be shifted from where run_squad.py would put them.
+The pieces are mapped back to the characters of the context as albert.data.squad_windows.align maps them: through
+the tokenizer's offsets (InGraphTokenizer.piece_characters, the graph's albert.text.offsets.piece_characters), in
+every script.
 
 Bad requests are refused by the graph with one line (`assertion failed: [context: row 1 is empty; ...]`, an
 InvalidArgumentError; TensorFlow Serving answers it as a 400): inputs of different batch sizes, an empty (or
 whitespace-only) context or question.
 """
 
-import functools
-import hashlib
-import sys
-import unicodedata
-
 import numpy as np
-import sentencepiece as spm
 import tensorflow as tf
 
 from albert.data.buckets import cut_to_bucket
 from albert.data.features import boundaries
-from albert.data.squad_windows import Settings, vanishing_characters
+from albert.data.squad_windows import Settings
 from albert.export.savedmodel import first_row, refuse_unless, root_with_variables, save
 from albert.model.serialization import float32_copy
 from albert.text.graph_tokenizer import InGraphTokenizer
-from albert.text.tokenization import SPIECE_UNDERLINE, preprocess_text
 
 NO_PIECES_NULL_SCORE = 1e6  # albert.data.squad_predictions.nbest_answers: a question without windows
 BIG = 2 ** 62
 
 
-# ----------------------------------------------------------------------------------- the alignment's table
-@functools.lru_cache(maxsize=4)
-def _expansion_table(proto_sha256: str, proto: bytes, lower: bool) -> tuple:
-    sp_model = spm.SentencePieceProcessor(model_proto=proto)
-    gone = vanishing_characters(sp_model)
-    keys, lengths, values = [], [], []
-    for code in range(sys.maxunicode + 1):
-        if 0xD800 <= code <= 0xDFFF:
-            continue
-        c = chr(code)
-        if not (c in gone or c.isspace() or unicodedata.combining(c) or (lower and c.lower() != c)
-                or not unicodedata.is_normalized("NFKD", c)):
-            continue  # a character that normalises to itself
-        kept = [n for n in preprocess_text(c, remove_space=False, lower=lower) if not n.isspace() and n not in gone]
-        if kept != [c]:
-            keys.append(code)
-            lengths.append(len(kept))
-            values.extend(ord(n) for n in kept)
-    return (np.asarray(keys, np.int32), np.asarray(lengths, np.int64), np.asarray(values or [0], np.int32))
-
-
-def expansion_table(proto: bytes, lower: bool) -> tuple:
-    """(keys, lengths, values): every code point whose character, normalised alone as albert.data.squad_windows
-    .align normalises it, is not itself once spaces and the characters SentencePiece deletes are left out (sorted
-    keys; lengths: how many characters it becomes, 0 for whitespace and deleted ones; values: those characters,
-    concatenated in key order)."""
-    return _expansion_table(hashlib.sha256(proto).hexdigest(), proto, lower)
-
-
 def _row_starts(ragged):
     return ragged.row_splits[:-1]
-
-
-def _exclusive_cumsum(ragged):
-    """Per value of a ragged [B, (n)] integer tensor: the sum of the values before it in its row."""
-    before = tf.cumsum(ragged.values, exclusive=True)
-    base = tf.gather(tf.concat([before, [tf.reduce_sum(ragged.values)]], 0), _row_starts(ragged))
-    return before - tf.gather(base, ragged.value_rowids())
-
-
-def piece_characters(table: tuple, context, pieces) -> tuple:
-    """The original characters of each piece: (starts [B, (n)], ends [B, (n)] int64, exact [B] bool), starts[k] the
-    first aligned character at or after piece k (the context's length when none), ends[k] the last aligned one at
-    or before its end (-1 when none), as albert.data.squad_windows.align's tok_start_to_orig / tok_end_to_orig.
-    `exact`: the walk of align would not have broken, so these are align's."""
-    keys, lengths, values = (tf.constant(t) for t in table)
-    chars = tf.strings.unicode_decode(context, "UTF-8")  # [B, (m)] code points
-    codes = chars.values
-    index = tf.minimum(tf.searchsorted(keys, codes), tf.size(keys, out_type=tf.int32) - 1)
-    listed = tf.equal(tf.gather(keys, index), codes)
-    starts_in_values = tf.cumsum(lengths, exclusive=True)
-    count = tf.where(listed, tf.gather(lengths, index), 1)  # characters each original character becomes
-    char_of = tf.repeat(tf.range(tf.size(codes, out_type=tf.int64)), count)
-    within = tf.ragged.range(count).values
-    from_table = tf.gather(listed, char_of)
-    source = tf.where(from_table, tf.gather(tf.gather(starts_in_values, index), char_of) + within, 0)
-    expanded_codes = tf.where(from_table, tf.gather(values, source), tf.gather(codes, char_of))
-    rows = tf.shape(context, out_type=tf.int64)[0]
-    expanded_lengths = tf.math.unsorted_segment_sum(count, chars.value_rowids(), rows)
-    local = tf.ragged.range(chars.row_lengths()).values  # each character's offset in its context
-    expanded = tf.RaggedTensor.from_row_lengths(expanded_codes, expanded_lengths)
-    origin = tf.gather(local, char_of)
-    # the pieces' characters, `▁` (a space) left out
-    piece_codes = tf.strings.unicode_decode(pieces.values, "UTF-8")  # [P, (c)]
-    keep = ~tf.equal(piece_codes.values, ord(" ")) & ~tf.equal(piece_codes.values, ord(SPIECE_UNDERLINE))
-    kept = tf.math.unsorted_segment_sum(tf.cast(keep, tf.int64), piece_codes.value_rowids(), piece_codes.nrows())
-    surface_codes = tf.boolean_mask(piece_codes.values, keep)
-    surface_lengths = tf.math.unsorted_segment_sum(kept, pieces.value_rowids(), rows)
-    surface = tf.RaggedTensor.from_row_lengths(surface_codes, surface_lengths)
-    # paired by rank: exact where the expanded characters are the first ones of the pieces'
-    paired = tf.minimum(expanded_lengths, surface_lengths)
-    ranks = tf.ragged.range(paired)
-    rank_rows = ranks.value_rowids()
-    same = tf.equal(tf.gather(expanded.values, tf.gather(_row_starts(expanded), rank_rows) + ranks.values),
-                    tf.gather(surface.values, tf.gather(_row_starts(surface), rank_rows) + ranks.values))
-    differ = tf.math.unsorted_segment_sum(tf.cast(~same, tf.int64), rank_rows, rows)
-    exact = (expanded_lengths <= surface_lengths) & tf.equal(differ, 0)
-    # per piece: the rank of its first kept character, and of its last (or of the last before it)
-    first_rank = _exclusive_cumsum(pieces.with_values(kept))
-    last_rank = first_rank + kept - 1
-    piece_rows = pieces.value_rowids()
-    paired_here = tf.gather(paired, piece_rows)
-    base = tf.gather(_row_starts(expanded), piece_rows)
-    length = tf.gather(chars.row_lengths(), piece_rows)
-    starts = tf.where(first_rank < paired_here,
-                      tf.gather(origin, base + tf.minimum(first_rank, tf.maximum(paired_here - 1, 0))), length)
-    nonempty = tf.strings.length(pieces.values, unit="UTF8_CHAR") > 0
-    has_end = (last_rank >= 0) & (paired_here > 0) & nonempty
-    ends = tf.where(has_end, tf.gather(origin, base + tf.clip_by_value(last_rank, 0, tf.maximum(paired_here - 1, 0))),
-                    tf.constant(-1, tf.int64))
-    return pieces.with_values(starts), pieces.with_values(ends), exact
 
 
 # --------------------------------------------------------------------------------------------- the windows
@@ -287,7 +185,6 @@ def export_squad_text(model, sp_model_file: str, do_lower_case: bool, seq_length
     bounds = length_boundaries or boundaries(seq_length)
     with open(sp_model_file, "rb") as f:
         proto = f.read()
-    table = expansion_table(proto, do_lower_case)
     model = float32_copy(model)
     root = root_with_variables(model)
     root.model = model
@@ -297,16 +194,16 @@ def export_squad_text(model, sp_model_file: str, do_lower_case: bool, seq_length
     def answer(question, context):
         question, context = checked_request(tokenizer, question, context)
         rows = tf.shape(context, out_type=tf.int64)[0]
-        both = tokenizer.pieces(tf.concat([question, context], 0))  # one tokenizer in the graph for both
+        # one tokenizer in the graph for both; the context's pieces with the characters they hold
+        both, starts, ends = tokenizer.piece_characters(tf.concat([question, context], 0))
         ids = both.with_values(tf.cast(tokenizer.sentencepiece.string_to_id(both.values), tf.int32))
         query, doc_ids, pieces = ids[:rows][:, :max_query_length], ids[rows:], both[rows:]
         layout = window_layout(query.row_lengths(), pieces.row_lengths(), seq_length, doc_stride)
         features = pack(tokenizer, query, doc_ids, layout, seq_length, version_2)
         outputs = model(cut_to_bucket(features, bounds), training=False)
-        piece_starts, piece_ends, exact = piece_characters(table, context, pieces)
         found, first, last, score = best_spans(layout, span_candidates(outputs, layout, version_2, n_best_size, beam),
-                                               piece_starts, piece_ends, max_answer_length, rows)
-        served = {"exact_alignment": exact}
+                                               starts[rows:], ends[rows:], max_answer_length, rows)
+        served = {}
         if version_2:
             null_score = tf.math.unsorted_segment_min(outputs["cls_logits"], layout["row"], rows)
             null_score = tf.where(layout["count"] > 0, null_score, NO_PIECES_NULL_SCORE)

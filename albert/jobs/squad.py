@@ -133,10 +133,10 @@ class SquadFineTuning:
             threshold, origin = 0.0, "the default"
         export_squad_text(self.model, s.spm_model_file, s.do_lower_case, s.max_seq_length, s.doc_stride,
                           s.max_query_length, s.n_best_size, s.max_answer_length, path, threshold, self.bounds)
-        outputs = "answer, start, end, score, " + ("null_score, has_answer, " if self.version_2 else "")
+        outputs = "answer, start, end, score" + (", null_score, has_answer" if self.version_2 else "")
         print(f"exported the raw-text serving model to {os.path.join(s.export_dir, 'text')} (inputs: question, "
               f"context; outputs: {outputs}"
-              "exact_alignment" + (f"; no-answer threshold {threshold:g}, {origin}" if self.version_2 else "") + ")")
+              + (f"; no-answer threshold {threshold:g}, {origin}" if self.version_2 else "") + ")")
 
     def train(self):
         s = self.settings

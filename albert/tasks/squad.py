@@ -21,7 +21,7 @@ from albert.data.features import PACKED_INPUTS, squad_features
 # the tests read them from here.
 from albert.data.squad_windows import (METADATA_FORMAT, Alignment, Settings, align, answer_pieces,  # noqa: F401
                                        convert_examples, doc_spans, max_context_flags, model_inputs,
-                                       prediction_outputs)
+                                       prediction_outputs, unplaced_line)
 from albert.data.tfrecord import TFRecordWriter
 from albert.ground.errors import AlbertError, shown
 from albert.tasks import squad_file
@@ -82,12 +82,18 @@ def _example(path: str, q: squad_file.Question) -> SquadExample:
 
 
 def write_features(examples: list, sp_model, settings: Settings, is_training: bool, record_path: str,
-                   metadata_path: str, log=print, cache_key: dict | None = None) -> dict:
+                   metadata_path: str, cache_key: dict | None = None, source: str = "") -> dict:
     """Features -> the TFRecord (original keys) and the metadata JSON, each under a temporary name then renamed,
-    so that an interrupted run never leaves a partial file. Returns the counts (and the metadata written)."""
+    so that an interrupted run never leaves a partial file. Returns the counts (and the metadata written).
+    Training answers no piece holds are listed in the metadata ("answers", "unplaced"); where that is every answer,
+    nothing is written and the AlbertError is `unplaced_line`'s line (`source`: the file they come from)."""
     import numpy as np
 
-    rows, metadata, counts = convert_examples(examples, sp_model, settings, is_training, log)
+    rows, metadata, counts = convert_examples(examples, sp_model, settings, is_training)
+    if is_training:
+        metadata.update(answers=counts["answers"], unplaced=counts["unplaced"])
+        if counts["unplaced"] and len(counts["unplaced"]) == counts["answers"]:
+            raise AlbertError(unplaced_message(metadata, source))
     metadata["num_features"] = counts["features"]
     counts["metadata"] = metadata
     spec = squad_features(settings.max_seq_length, is_training)
@@ -98,7 +104,7 @@ def write_features(examples: list, sp_model, settings: Settings, is_training: bo
     # The metadata is renamed into place last: its key stamps the record.
     with replacing_files([record_path, metadata_path]) as (tmp_record, tmp_metadata):
         with TFRecordWriter(tmp_record) as writer:
-            for record in serialize_examples(arrays):
+            for record in serialize_examples(arrays) if counts["features"] else ():  # no context with a piece
                 writer.write(record)
         if cache_key is not None:
             metadata["cache_key"] = dict(cache_key, record_bytes=os.path.getsize(tmp_record))
@@ -107,14 +113,25 @@ def write_features(examples: list, sp_model, settings: Settings, is_training: bo
     return counts
 
 
+def unplaced_message(metadata: dict, source: str = "") -> str | None:
+    """The line naming the training answers of the feature metadata that no piece holds, or None when every
+    answer is placed (`source`: the training file, named first)."""
+    if not metadata.get("unplaced"):
+        return None
+    return (f"{source}: " if source else "") + unplaced_line(metadata["answers"], metadata["unplaced"])
+
+
 def cached_features(examples: list, sp_model, settings: Settings, is_training: bool, record_path: str,
-                    metadata_path: str, log=print, resumed_run: str | None = None) -> dict:
+                    metadata_path: str, log=print, resumed_run: str | None = None, source: str = "") -> dict:
     """The metadata of the feature files, built once: reused while the examples as read (answers included), the
     SentencePiece model, the settings and the record (its size) are the ones it was built from; else rebuilt, and
-    the reason logged (albert.data.cache's key, stored in the metadata; `resumed_run`: cache.refuse_rebuild)."""
+    the reason logged (albert.data.cache's key, stored in the metadata; `resumed_run`: cache.refuse_rebuild).
+    Training: the training answers no piece holds are named in one line (`unplaced_message`), built or reused; when
+    no answer is placed, that line is the AlbertError and nothing is written."""
     key = {"settings": dataclasses.asdict(settings), "training": is_training, "examples": len(examples),
            "examples_sha256": cache.examples_digest(examples),
            "tokenizer_sha256": cache.tokenizer_digest(sp_model)}
+    metadata = None
     if os.path.exists(record_path) and os.path.exists(metadata_path):
         try:
             metadata = load_json(metadata_path, "SQuAD feature metadata")
@@ -122,15 +139,17 @@ def cached_features(examples: list, sp_model, settings: Settings, is_training: b
             metadata = {}
         stored = metadata.get("cache_key") if metadata.get("format") == METADATA_FORMAT else None
         reason = cache.stale_reason(record_path, stored, key)
-        if reason is None:
-            return metadata
-        cache.refuse_rebuild(record_path, reason, resumed_run)
-        log(f"rebuilding {record_path}: {reason}")
-    counts = write_features(examples, sp_model, settings, is_training, record_path, metadata_path, log, key)
-    log(f"SQuAD features: {counts['examples']} questions -> {counts['features']} features in {record_path}"
-        f" ({counts['misaligned']} questions of misaligned paragraphs, {counts['unlocated_answers']} answers not "
-        "located)")
-    return counts["metadata"]
+        if reason is not None:
+            cache.refuse_rebuild(record_path, reason, resumed_run)
+            log(f"rebuilding {record_path}: {reason}")
+            metadata = None
+    if metadata is None:
+        counts = write_features(examples, sp_model, settings, is_training, record_path, metadata_path, key, source)
+        log(f"SQuAD features: {counts['examples']} questions -> {counts['features']} features in {record_path}")
+        metadata = counts["metadata"]
+    if is_training and unplaced_message(metadata, source):
+        log(unplaced_message(metadata, source))
+    return metadata
 
 
 # ------------------------------------------------------------------------------------------------------ losses

@@ -10,10 +10,14 @@ import functools
 import sys
 import unicodedata
 
+import numpy as np
 import tensorflow as tf
 
+from albert.text.offsets import all_characters, vanishing_characters
 from albert.text.tokenization import SPIECE_UNDERLINE
 from albert.text.unigram import UnigramViterbi
+
+BIG = 2 ** 62
 
 
 @functools.lru_cache(maxsize=None)
@@ -31,6 +35,52 @@ def _char_class(predicate) -> str:
     return "[" + "".join(f"\\x{{{a:x}}}" if a == b else f"\\x{{{a:x}}}-\\x{{{b:x}}}" for a, b in ranges) + "]"
 
 
+@functools.lru_cache(maxsize=4)
+def character_tables(proto: bytes) -> dict:
+    """The code-point tables of the alignment (albert.text.offsets), from Python's Unicode data and the
+    SentencePiece model `proto` (a few seconds, once per model): `space` (whitespace); `keys`, `lengths`, `values`:
+    every other character preprocessing changes (NFKD, combining marks dropped), how many characters it becomes
+    and those, concatenated in key order; `skipped`: what no piece holds (whitespace, and the characters
+    SentencePiece deletes or turns into spaces: `vanishing`); `absorbed`: what preprocessing drops entirely. Each
+    sorted, int32."""
+    import sentencepiece as spm
+
+    keys, lengths, values, space, absorbed = [], [], [], [], []
+    for c in all_characters():
+        if c.isspace():
+            space.append(ord(c))
+            continue
+        if c.isascii():
+            continue
+        kept = [d for d in unicodedata.normalize("NFKD", c) if not unicodedata.combining(d)]
+        if kept != [c]:
+            keys.append(ord(c))
+            lengths.append(len(kept))
+            values.extend(map(ord, kept))
+            if not kept:
+                absorbed.append(ord(c))
+    gone = vanishing_characters(spm.SentencePieceProcessor(model_proto=proto))
+    skipped = sorted(set(space) | {ord(c) for c in gone})
+    table = dict(space=space, keys=keys, lengths=lengths, values=values or [0], skipped=skipped, absorbed=absorbed)
+    return {k: np.asarray(v, np.int32) for k, v in table.items()}
+
+
+def _member(codes, table):
+    """Whether each code point of `codes` is in the sorted int32 `table` (a constant of at least one entry)."""
+    index = tf.minimum(tf.searchsorted(table, codes), tf.size(table) - 1)
+    return tf.equal(tf.gather(table, index), codes)
+
+
+def _utf8_length(codes):
+    return 1 + tf.cast(codes >= 0x80, tf.int64) + tf.cast(codes >= 0x800, tf.int64) + tf.cast(codes >= 0x10000,
+                                                                                             tf.int64)
+
+
+def _starts(ragged):
+    """Per row of a ragged tensor: the index of its first value among all of them."""
+    return ragged.row_splits[:-1]
+
+
 class InGraphTokenizer(tf.Module):
     """ALBERT's text normalisation and SentencePiece tokenization as TensorFlow ops (tensorflow-text)."""
 
@@ -39,6 +89,7 @@ class InGraphTokenizer(tf.Module):
         import tensorflow_text as text
 
         self.do_lower_case = do_lower_case
+        self._proto = sp_model_proto  # character_tables' key, when piece_characters is traced
         self.sentencepiece = text.SentencepieceTokenizer(model=sp_model_proto, out_type=tf.string)
         self.unigram = UnigramViterbi(sp_model_proto)
         self._space = _char_class(str.isspace)
@@ -65,7 +116,10 @@ class InGraphTokenizer(tf.Module):
     def pieces(self, texts):
         """encode_pieces, digit-comma rule included: a piece ending in digit+comma is re-encoded without the comma
         (and without a `▁` the original piece did not have), then the comma follows. [B] -> [B, (n)] strings."""
-        pieces = self.encode_pieces(self.normalize(texts))
+        return self.split_digit_commas(self.encode_pieces(self.normalize(texts)))
+
+    def split_digit_commas(self, pieces):
+        """The digit-comma rule over pieces [B, (n)] (albert.text.tokenization.split_digit_commas)."""
         flat = pieces.values
         flagged = tf.strings.regex_full_match(flat, self._digit_comma)
         core = tf.strings.regex_replace(tf.strings.regex_replace(flat, ",$", ""), SPIECE_UNDERLINE, "")
@@ -90,6 +144,114 @@ class InGraphTokenizer(tf.Module):
             tf.ragged.boolean_mask(single, single.with_values(~flagged))], axis=1)
         lengths = tf.math.unsorted_segment_sum(merged.row_lengths(), pieces.value_rowids(), pieces.nrows())
         return tf.RaggedTensor.from_row_lengths(merged.values, lengths)
+
+    # ------------------------------------------------------------------------------- characters of the pieces
+    def normalize_with_origin(self, texts) -> tuple:
+        """albert.text.offsets.preprocess_with_origin in the graph: (the preprocessed texts [B], origin [B, (p)]
+        int64: per character of each, the index of the character of the text it comes from). NFKD and combining
+        marks from Python's Unicode data (character_tables), lower case by tf.strings.lower (a final sigma in
+        context, as Python)."""
+        table = {k: tf.constant(v) for k, v in character_tables(self._proto).items()}
+        chars = tf.strings.unicode_decode(texts, "UTF-8")
+        codes, rows = chars.values, chars.value_rowids()
+        batch = chars.nrows()
+        local = tf.ragged.range(chars.row_lengths()).values
+        space = _member(codes, table["space"])
+        first = tf.math.unsorted_segment_min(tf.where(space, tf.constant(BIG, tf.int64), local), rows, batch)
+        last = tf.math.unsorted_segment_max(tf.where(space, tf.constant(-1, tf.int64), local), rows, batch)
+        after_space = tf.concat([tf.zeros_like(space[:1]), space[:-1]], 0) & (local > 0)
+        keep = (local >= tf.gather(first, rows)) & (local <= tf.gather(last, rows)) & ~(space & after_space)
+        codes = tf.boolean_mask(tf.where(space, ord(" "), codes), keep)
+        origin, rows = tf.boolean_mask(local, keep), tf.boolean_mask(rows, keep)
+        index = tf.minimum(tf.searchsorted(table["keys"], codes), tf.size(table["keys"]) - 1)
+        listed = tf.equal(tf.gather(table["keys"], index), codes)
+        count = tf.where(listed, tf.gather(tf.cast(table["lengths"], tf.int64), index), 1)
+        source = tf.repeat(tf.range(tf.size(codes, out_type=tf.int64)), count)
+        within = tf.ragged.range(count).values
+        at = tf.gather(tf.cumsum(tf.cast(table["lengths"], tf.int64), exclusive=True), tf.gather(index, source))
+        codes = tf.where(tf.gather(listed, source), tf.gather(table["values"], tf.where(tf.gather(listed, source),
+                                                                                      at + within, 0)),
+                         tf.gather(codes, source))
+        origin = tf.RaggedTensor.from_value_rowids(tf.gather(origin, source), tf.gather(rows, source), nrows=batch)
+        if self.do_lower_case:  # one code point for one (tests/test_squad_alignment.py); tf.strings.lower stops at a
+            nul = tf.equal(codes, 0)  # NUL, so U+0001 stands in for it (neither is a letter: the sigma rule is the same)
+            lowered = tf.strings.lower(tf.strings.unicode_encode(origin.with_values(tf.where(nul, 1, codes)), "UTF-8"),
+                                       encoding="utf-8")
+            codes = tf.where(nul, 0, tf.strings.unicode_decode(lowered, "UTF-8").values)
+        return tf.strings.unicode_encode(origin.with_values(codes), "UTF-8"), origin
+
+    def piece_characters(self, texts) -> tuple:
+        """albert.text.offsets.piece_characters in the graph: (pieces [B, (n)] strings, as `pieces`; starts and ends
+        [B, (n)] int64: the index in its text of the first and of the last character each piece holds, as
+        PieceCharacters.starts / .ends). The characters of each piece come from tensorflow-text's SentencePiece
+        offsets (tokenize_with_offsets), shared out within each of its pieces as albert.text.offsets does."""
+        table = {k: tf.constant(v) for k, v in character_tables(self._proto).items()}
+        normalized, origin = self.normalize_with_origin(texts)
+        batch = origin.nrows()
+        segments, begins, ends = self.sentencepiece.tokenize_with_offsets(normalized)
+        pieces = self.split_digit_commas(self.unigram.encode(tf.strings.reduce_join(segments, axis=-1))[0])
+        # the preprocessed characters: their code points, global byte offsets, and which SentencePiece keeps
+        chars = tf.strings.unicode_decode(normalized, "UTF-8")
+        width = _utf8_length(chars.values)
+        row_bytes = tf.cumsum(tf.math.unsorted_segment_sum(width, chars.value_rowids(), batch), exclusive=True)
+        char_byte = tf.cumsum(width, exclusive=True)
+        kept = ~_member(chars.values, table["skipped"])
+        kept_before = tf.concat([tf.cumsum(tf.cast(kept, tf.int64), exclusive=True),
+                                 [tf.reduce_sum(tf.cast(kept, tf.int64))]], 0)
+        kept_at = tf.concat([tf.where(kept)[:, 0], [0]], 0)
+        # each segment's characters [begin, end) among them, and how many it keeps
+        segment_rows = segments.value_rowids()
+        base = tf.gather(row_bytes, segment_rows)
+        begin = tf.searchsorted(char_byte, base + begins.values, out_type=tf.int64)
+        end = tf.searchsorted(char_byte, base + ends.values, out_type=tf.int64)
+        kept_count = tf.gather(kept_before, end) - tf.gather(kept_before, begin)
+        # the segments' characters, `▁` aside: one kept character each when as many, else all of them for each
+        surface = tf.strings.unicode_decode(segments.values, "UTF-8")
+        real = ~tf.equal(surface.values, ord(SPIECE_UNDERLINE))
+        of = surface.value_rowids()
+        count = tf.math.unsorted_segment_sum(tf.cast(real, tf.int64), of, surface.nrows())
+        rank = tf.boolean_mask(tf.cumsum(tf.cast(real, tf.int64), exclusive=True)
+                               - tf.gather(tf.cumsum(count, exclusive=True), of), real)
+        of = tf.boolean_mask(of, real)
+        first_kept = tf.gather(kept_before, tf.gather(begin, of))
+        one_each = tf.gather(tf.equal(count, kept_count), of)
+        has = tf.gather(kept_count, of) > 0
+        low = tf.gather(kept_at, tf.where(one_each, first_kept + rank, first_kept))
+        high = tf.gather(kept_at, tf.where(one_each, first_kept + rank, first_kept + tf.gather(kept_count, of) - 1))
+        # the final pieces share out the segments' characters in order (their concatenation is the same)
+        piece_codes = tf.strings.unicode_decode(pieces.values, "UTF-8")
+        held = tf.math.unsorted_segment_sum(tf.cast(~tf.equal(piece_codes.values, ord(SPIECE_UNDERLINE)), tf.int64),
+                                            piece_codes.value_rowids(), piece_codes.nrows())
+        owner = tf.repeat(tf.range(tf.size(held, out_type=tf.int64)), held)
+        size = tf.size(held)
+        low = tf.math.unsorted_segment_min(tf.where(has, low, tf.constant(BIG, tf.int64)), owner, size)
+        high = tf.math.unsorted_segment_max(tf.where(has, high, tf.constant(-1, tf.int64)), owner, size)
+        filled = high >= 0
+        # back to the characters of the texts: a piece's last one extended over the combining marks that follow
+        raw = tf.strings.unicode_decode(texts, "UTF-8")
+        raw_base = tf.gather(raw.row_splits, pieces.value_rowids())
+        raw_length = tf.gather(raw.row_lengths(), pieces.value_rowids())
+        origins = tf.concat([origin.values, [0]], 0)
+        start = tf.gather(origins, tf.where(filled, low, 0))
+        last = tf.where(filled, tf.gather(origins, tf.where(filled, high, 0)), tf.constant(-1, tf.int64))
+        standing = tf.concat([tf.where(~_member(raw.values, table["absorbed"]))[:, 0],
+                              [tf.size(raw.values, out_type=tf.int64)]], 0)
+        following = tf.gather(standing, tf.searchsorted(standing, raw_base + last + 1, out_type=tf.int64))
+        last = tf.minimum(following, raw_base + raw_length) - 1 - raw_base
+        # a piece holding no character: from the next piece's first character to the previous piece's last one
+        filled_at = tf.where(filled)[:, 0]
+        piece_rows = pieces.value_rowids()
+        flat = tf.range(tf.size(held, out_type=tf.int64))
+        nxt = tf.searchsorted(filled_at, flat, out_type=tf.int64)
+        nxt_index = tf.gather(tf.concat([filled_at, [0]], 0), nxt)
+        nxt_ok = (nxt < tf.size(filled_at, out_type=tf.int64)) & tf.equal(tf.gather(piece_rows, nxt_index),
+                                                                          piece_rows)
+        start = tf.where(filled, start, tf.where(nxt_ok, tf.gather(start, nxt_index), raw_length))
+        prv = tf.searchsorted(filled_at, flat, side="right", out_type=tf.int64) - 1
+        prv_index = tf.gather(tf.concat([filled_at, [0]], 0), tf.maximum(prv, 0))
+        prv_ok = (prv >= 0) & tf.equal(tf.gather(piece_rows, prv_index), piece_rows)
+        last = tf.where(filled, last, tf.where(prv_ok, tf.gather(last, prv_index), tf.constant(-1, tf.int64)))
+        return pieces, pieces.with_values(start), pieces.with_values(last)
 
     def tokenize(self, texts):
         """[B] strings -> [B, (n)] int32 ids, as FullTokenizer.tokenize_to_ids."""
