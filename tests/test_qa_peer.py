@@ -61,3 +61,25 @@ def test_one_window_answers_equal_the_pipelines(answers):
             theirs.strip(), case["start"] + lead, case["start"] + lead + len(theirs.strip())), case["question"]
         assert case["context"][mine["start"]:mine["end"]] == mine["answer"]
     assert compared >= 40, f"only {compared} one-window cases tokenized alike"
+
+
+def test_the_python_api_page_states_the_conditions_of_each_pipeline_comparison():
+    """docs/python-api.md said the answers were the pipeline's, "the same, text and offsets", without the conditions
+    that make them so (transformers 4.57's pipeline with align_to_words=False, the leading space of its answer
+    stripped, every span a candidate): the page names the versions the golden files were made with and each option."""
+    with open(os.path.join(ROOT, "docs", "python-api.md"), encoding="utf-8") as f:
+        page = " ".join(f.read().split())
+    made_by = GOLDEN["made_by"]
+    assert made_by.startswith("transformers 4.57.1, torch 2.13.0") and "align_to_words=False" in made_by
+    for words in ("the file was made with transformers 4.57.1 on PyTorch 2.13.0",
+                  "called with `align_to_words=False`, `top_k=1`",
+                  "`answer` ran with the same settings and `n_best_size=96`, as large as the window",
+                  "once the whitespace the pipeline's answer starts with is stripped and its `start` moved past it",
+                  "`align_to_words=True` (4.57's default) widens each span to whole words and sums the probabilities "
+                  "of spans with the same text",
+                  "transformers 5.23.0 on PyTorch 2.13.0, `pipeline(\"fill-mask\", model=d, tokenizer=d)` with "
+                  "`top_k=5`"):
+        assert words in page, words
+    with open(os.path.join(FIXTURES, "fill_mask", "golden.json"), encoding="utf-8") as f:
+        assert json.load(f)["made_by"].startswith("transformers 5.23.0, torch 2.13.0")
+    assert "the answers are the same, text and offsets" not in page
