@@ -203,3 +203,76 @@ def test_no_header_indexes_and_labels_trimmed(tmp_path_factory, rows, kind):
         written = [(line, text, None, label) for line, (text, label) in zip(lines, rows)]
     written = [w for w in written if w[1].strip() or w[3].strip()]
     expect_rows(path, lambda: read_rows(str(path), Columns(1, None, 0), header=False), written)
+
+
+# ---------------------------------------------------------------------------------- own files: widths, numbers
+NONBLANK = texts(max_pieces=4).map(lambda text: "x" + text)  # a cell that is never blank
+LABEL = st.sampled_from(["pos", "neg", " 1 ", "0"])
+
+
+@pytest.mark.parametrize("kind", ["csv", "tsv"])
+@examples(60)
+@given(rows=st.lists(st.tuples(NONBLANK, LABEL, st.lists(texts(max_pieces=2), min_size=2, max_size=2)), min_size=1,
+                     max_size=5),
+       extra=st.integers(0, 2), bad=st.data(), header=st.booleans())
+def test_a_row_of_another_width_is_refused_naming_its_line(tmp_path_factory, kind, rows, extra, bad, header):
+    """Rows of as many fields as the header (or, without one, the first row) -- text, label and `extra` more --
+    written by Python's csv writer or as tab-separated cells, read back exactly; one of them written with another
+    number of fields (a cell lost, or a separator inside a text) is refused in one line naming its line."""
+    clean = (lambda cell: cell) if kind == "csv" else (lambda cell: "".join(c for c in cell if c not in "\t\r\n"))
+    width = 2 + extra
+    records = [[clean(text), label, *map(clean, more[:extra])] for text, label, more in rows]
+    names = ["text", "label", *(f"c{i}" for i in range(extra))]
+    at = bad.draw(st.integers(0 if header else 1, len(records)), "bad row")  # len(records): no bad row
+    if at < len(records):
+        wrong = bad.draw(st.integers(1, width + 2).filter(lambda n: n != width), "its width")
+        records[at] = (records[at] + [clean(f"y{i}") for i in range(wrong)])[:wrong]
+    out, lines = io.StringIO(), []
+    writer = csv.writer(out, lineterminator="\r\n")
+    for record in ([names] if header else []) + records:
+        lines.append(len(LINE_END.findall(out.getvalue())) + 1)
+        if kind == "csv":
+            writer.writerow(record)
+        else:
+            out.write("\t".join(record) + "\r\n")
+    lines = lines[1:] if header else lines
+    path = tmp_path_factory.mktemp("width") / f"train.{kind}"
+    path.write_bytes(out.getvalue().encode("utf-8"))
+    columns = Columns("text", None, "label") if header else Columns(0, None, 1)
+    read = lambda: read_rows(str(path), columns, header=header)  # noqa: E731
+    if at < len(records):
+        first = "the header" if header else "the first row"
+        message = refused_in_one_line(read, path)
+        count = len(records[at])
+        assert message.startswith(f"{path}:{lines[at]}: {count} field{'' if count == 1 else 's'} where {first} has "
+                                  f"{width}; "), message
+    else:
+        assert read() == [Row(line, text, None, label.strip()) for line, (text, label, *_) in zip(lines, records)]
+
+
+NUMBER = st.integers(0, 2).flatmap(lambda n: st.sampled_from([str(n), f"{n}.0", f"0{n}", f"{n}e0", f"{n}.00"]))
+
+
+@examples(60)
+@given(labels=st.lists(NUMBER, min_size=2, max_size=6))
+def test_one_number_written_two_ways_is_one_line_never_two_classes(tmp_path_factory, labels):
+    """Labels that are numbers: each spelled one way, they are the classes, sorted by value; the first label that
+    spells an earlier one's number another way (`1` and `1.0`, `01`, `1e0`) is refused in one line naming both lines."""
+    from albert.tasks.own_data import own_task
+
+    path = tmp_path_factory.mktemp("numbers") / "train.csv"
+    path.write_text("text,label\n" + "".join(f"t{i},{label}\n" for i, label in enumerate(labels)), encoding="utf-8")
+    read = lambda: own_task({"train": str(path)}, Columns("text", label="label"))  # noqa: E731
+    first = {}
+    for index, label in enumerate(labels):
+        spelled, line = first.setdefault(float(label), (label, index + 2))
+        if spelled != label:
+            message = refused_in_one_line(read, path)
+            assert message == (f"{path}:{index + 2}: label {label!r} and label {spelled!r} (line {line}) are one "
+                               f"number written two ways; write each class's label one way (both {spelled!r}, or "
+                               f"both {label!r})")
+            return
+    if len(first) < 2:
+        refused_in_one_line(read, path)  # one class
+    else:
+        assert read().labels == tuple(sorted(set(labels), key=float))

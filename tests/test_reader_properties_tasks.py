@@ -6,7 +6,7 @@ import gzip
 import json
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import assume, given, strategies as st
 
 from albert.data.corpus import read_lines
 from albert.tasks import glue, race, squad
@@ -14,7 +14,7 @@ from albert.tasks.conll import Sentence, read_sentences
 from albert.tasks.glue import InputExample
 from albert.tasks.race import RaceExample
 from albert.tasks.squad import SquadExample
-from tests.reader_properties import examples, texts, LINE_ENDS, LINE_END, refused_in_one_line, WORD, TAG
+from tests.reader_properties import examples, texts, LINE_ENDS, LINE_END, refused_in_one_line, WORD, TAG, RACE_ARTICLE
 
 
 # --------------------------------------------------------------------------------------------------- CoNLL
@@ -224,3 +224,110 @@ def test_corpus_bad_utf8_one_line_naming_the_line(tmp_path, data, line):
     path.write_bytes(data)
     message = refused_in_one_line(lambda: list(read_lines(str(path))), path)
     assert message.startswith(f"{path}:{line}: "), message
+
+
+# ------------------------------------------------------------------------------- what does not fit, refused
+@examples(60)
+@given(data=st.data(), name=st.sampled_from(["sst-2", "cola", "mrpc", "qnli", "rte", "sts-b", "mnli", "qqp", "wnli"]),
+       split=st.sampled_from(["train", "dev", "test"]), ending=LINE_ENDS)
+def test_glue_row_with_a_tab_in_a_text_is_refused_naming_its_line(tmp_path_factory, data, name, split, ending):
+    """A GLUE file of one task's layout where one row's text holds a tab (the format has no quoting: one field more
+    than the header, or than the first row of CoLA's train and dev files): refused in one line naming that row."""
+    task = glue.get_task(name)
+    layout = task.splits[split]
+    rows = _glue_rows(data.draw, task, layout, data.draw(st.integers(2, 4)))
+    at = data.draw(st.integers(0 if layout.header else 1, len(rows) - 1))
+    text = rows[at][layout.text_a]
+    cut = data.draw(st.integers(0, len(text)))
+    rows[at][layout.text_a] = text[:cut] + "\t" + text[cut:]
+    width = len(rows[0]) if at else len(rows[1])
+    lines = (["\t".join(f"h{i}" for i in range(width))] if layout.header else []) + ["\t".join(r) for r in rows]
+    directory = tmp_path_factory.mktemp("glue")
+    path = directory / task.directory / layout.file
+    path.parent.mkdir()
+    path.write_bytes(ending.join(lines).encode("utf-8") + ending.encode())
+    message = refused_in_one_line(lambda: glue.read_examples(task, str(directory), split), path)
+    line = at + 1 + layout.header
+    first = "the header" if layout.header else "the first row"
+    assert message == (f"{path}:{line}: {width + 1} fields where {first} has {width}; a TSV cell cannot hold a tab: "
+                       "take the tab out of the text")
+
+
+def _squad_questions(paragraphs):
+    """A SQuAD 2.0 file's "data" and its question objects, every one valid for training."""
+    data, qas = [], []
+    for context, questions in paragraphs:
+        paragraph = []
+        for impossible, start, length in questions:
+            start = min(start, len(context))
+            qa = {"id": f"q{len(qas)}", "question": "what?", "is_impossible": impossible,
+                  "answers": [] if impossible else [{"text": context[start:start + length], "answer_start": start}]}
+            paragraph.append(qa)
+            qas.append(qa)
+        data.append({"context": context, "qas": paragraph})
+    return {"version": "v2.0", "data": [{"title": "t", "paragraphs": data}]}, qas
+
+
+MISTAKES = {  # what is wrong with one question -> how to make it so
+    "is_impossible not a boolean": st.sampled_from(["false", "true", 0, 1, None, [], {}]).map(
+        lambda v: lambda qa, qas: qa.update(is_impossible=v)),
+    "answers not a list": st.sampled_from([None, "x", 1, {}, {"text": "a", "answer_start": 0}]).map(
+        lambda v: lambda qa, qas: qa.update(answers=v)),
+    "an answer not an object": st.sampled_from(["x", 1, None, [], True]).map(
+        lambda v: lambda qa, qas: qa.update(answers=[v])),
+    "text not a string": st.sampled_from([1, None, 1.5, [], True, "missing"]).map(
+        lambda v: lambda qa, qas: qa.update(answers=[{"answer_start": 0} if v == "missing" else
+                                                     {"text": v, "answer_start": 0}])),
+    "answer_start not an integer": st.sampled_from(["4", 1.0, True, None, [], 1e30]).map(
+        lambda v: lambda qa, qas: qa.update(answers=[{"text": "", "answer_start": v}])),
+    "impossible with an answer": st.just(lambda qa, qas: qa.update(is_impossible=True, answers=[
+        {"text": "", "answer_start": 0}])),
+    "an id twice": st.just(lambda qa, qas: qa.update(id=qas[0]["id"])),
+}
+
+
+@examples(80)
+@given(paragraphs=st.lists(st.tuples(texts(max_pieces=4), st.lists(st.tuples(st.booleans(), st.integers(0, 50),
+                                                                           st.integers(0, 10)),
+                                                                 min_size=1, max_size=3)), min_size=1, max_size=3),
+       mistake=st.sampled_from(sorted(MISTAKES)), data=st.data(), training=st.booleans())
+def test_squad_field_of_the_wrong_type_is_refused_naming_its_question(tmp_path_factory, paragraphs, mistake, data,
+                                                                      training):
+    """A SQuAD file written by json.dumps, every question valid but one, whose field has the wrong type (or which
+    is impossible with an answer, or repeats an earlier question's id): refused in one line naming that question,
+    whether the file is read to train or to predict."""
+    squad_json, qas = _squad_questions(paragraphs)
+    twice = mistake == "an id twice"
+    assume(len(qas) > 1 or not twice)  # a repeated id needs an earlier question
+    at = data.draw(st.integers(1 if twice else 0, len(qas) - 1))
+    data.draw(MISTAKES[mistake])(qas[at], qas)
+    path = tmp_path_factory.mktemp("squad") / "train.json"
+    path.write_text(json.dumps(squad_json), encoding="utf-8")
+    message = refused_in_one_line(lambda: squad.read_examples(str(path), training), path)
+    expected = f"{path}: question id 'q0' is given twice; " if twice else f"{path}: question 'q{at}': "
+    assert message.startswith(expected), message
+
+
+@examples(40)
+@given(count=st.integers(2, 4), data=st.data(), layout=st.sampled_from(["all.txt", "articles"]),
+       as_number=st.booleans())
+def test_race_article_id_given_twice_is_refused_naming_both_places(tmp_path_factory, count, data, layout, as_number):
+    """RACE articles (either layout) where one repeats an earlier one's id (or writes it as a number where the
+    other wrote the same as a string: the questions' ids would be the same): refused in one line naming both."""
+    directory = tmp_path_factory.mktemp("race")
+    level = directory / "RACE" / "dev" / "high"
+    level.mkdir(parents=True)
+    objects = [dict(RACE_ARTICLE, id=str(number)) for number in range(count)]
+    at = data.draw(st.integers(1, count - 1))
+    earlier = data.draw(st.integers(0, at - 1))
+    objects[at]["id"] = earlier if as_number else str(earlier)
+    if layout == "all.txt":
+        (level / "all.txt").write_text("".join(json.dumps(o) + "\n" for o in objects), encoding="utf-8")
+        places = [f"{level / 'all.txt'}:{n + 1}" for n in range(count)]
+    else:
+        for number, o in enumerate(objects):
+            (level / f"{number:03d}.txt").write_text(json.dumps(o, indent=1), encoding="utf-8")
+        places = [f"{level / f'{n:03d}.txt'}:1" for n in range(count)]
+    message = refused_in_one_line(lambda: race.read_examples(str(directory), "dev", high_only=True), level)
+    assert message == (f"{places[at]}: article id {objects[at]['id']!r} is given twice (first at {places[earlier]}); "
+                       "give each article its own id (predictions are keyed by it)")

@@ -125,5 +125,6 @@ def test_what_the_official_scripts_crash_on_is_one_line_exit_2(tmp_path, answers
     result = subprocess.run([sys.executable, "-m", "albert.tasks.squad_eval", data, pred], capture_output=True,
                             text=True, cwd=ROOT, timeout=60)
     assert result.returncode == 2
-    assert result.stderr.splitlines() == ["squad_eval: error: " + message.replace("{data}", data).replace("{pred}", pred)]
+    expected = message.replace("{data}", data).replace("{pred}", pred)
+    assert result.stderr.splitlines() == [f"squad_eval: error: {expected}"]
     assert result.stdout == ""
