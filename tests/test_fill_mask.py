@@ -133,17 +133,18 @@ def test_top_k_is_the_softmax_of_the_logits():
     (["[MASK]" + " word" * 40], {}, "fill_mask: text 1 ('[MASK]" + " word" * 38 + " wor…') is 43 pieces with [CLS] "
                                     "and [SEP], more than the preprocessor's seq_length 32; shorten it"),
     ([3], {}, "AlbertPretrainer.fill_mask: texts[0] is 3, not a string"),
-    (["a [MASK]"], {"top_k": 0}, "AlbertPretrainer.fill_mask: top_k must be a whole number of at least 1, got 0"),
-    (["a [MASK]"], {"top_k": 30001}, "fill_mask: top_k 30001 is more than the vocabulary's 30000 pieces; pass "
-                                     "top_k=30000 or less"),
+    (["a [MASK]"], {"top_k": 0}, "AlbertPretrainer.fill_mask: top_k must be a whole number from 1 to 30000, got 0"),
+    (["a [MASK]"], {"top_k": 30001}, "AlbertPretrainer.fill_mask: top_k must be a whole number from 1 to 30000, got "
+                                     "30001"),
     # issue 71: each argument checked at the entry (albert.ground.arguments), one line, never another exception
     (None, {}, "AlbertPretrainer.fill_mask: texts is None, not a string or a list of strings"),  # was a TypeError
     (["a [MASK]", None], {}, "AlbertPretrainer.fill_mask: texts[1] is None, not a string"),
     (["a [MASK]"], {"batch_size": 0}, "AlbertPretrainer.fill_mask: batch_size must be a whole number of at least 1, "
                                       "got 0"),  # was range()'s ValueError
-    (["a [MASK]"], {"top_k": True}, "AlbertPretrainer.fill_mask: top_k must be a whole number of at least 1, got "
+    (["a [MASK]"], {"top_k": True}, "AlbertPretrainer.fill_mask: top_k must be a whole number from 1 to 30000, got "
                                     "True"),
-    ({"a [MASK]": 1}, {}, "AlbertPretrainer.fill_mask: texts is a dict, not a string or a list of strings"),
+    ({"a [MASK]": 1}, {}, "AlbertPretrainer.fill_mask: texts is a value of type dict, not a string or a list of "
+                          "strings"),
 ])
 def test_bad_input_is_one_line(model, texts, arguments, message):
     model.max_predictions_per_seq = 2

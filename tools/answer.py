@@ -4,14 +4,15 @@ process that imports only TensorFlow and tensorflow-text (no `albert`): what a u
     python tools/answer.py out/squad_serving/text "Where does the Moselle rise?" "The Moselle rises in the Vosges."
 
 Prints the answer as written in the text and its character offsets and score (a SQuAD 2.0 model: or `no answer`,
-with its no-answer score). A bad request (an empty question or text) is one line on stderr, exit status 2.
+with its no-answer score). The question and the text (arguments, stdin) are read as UTF-8. A bad request (an empty
+question or text, bytes that are not UTF-8, another task's export) is one line on stderr, exit status 2.
 """
 
 import os
 import re
 import sys
 
-from classify import OneLineParser, import_tensorflow_quietly
+from classify import OneLineParser, import_tensorflow_quietly, read_stdin, refuse_export, utf8_argument
 
 
 def main(argv=None):
@@ -20,7 +21,9 @@ def main(argv=None):
     parser.add_argument("question", help="the question")
     parser.add_argument("context", help="the text the answer is to be found in ('-': read it from stdin)")
     args = parser.parse_args(argv)
-    context = sys.stdin.read() if args.context == "-" else args.context
+    question, context = utf8_argument(parser, "question", args.question), utf8_argument(parser, "context", args.context)
+    if context == "-":
+        context = read_stdin(parser, "context")
     if not os.path.isfile(os.path.join(args.export_dir, "saved_model.pb")):
         parser.error(f"{args.export_dir}: not a SavedModel directory (no saved_model.pb); pass run_squad.py's "
                      "EXPORT_DIR/text")
@@ -29,12 +32,9 @@ def main(argv=None):
         signatures = tf.saved_model.load(args.export_dir).signatures
     except (OSError, ValueError, tf.errors.OpError) as e:
         parser.error(f"{args.export_dir}: cannot load the SavedModel ({str(e).splitlines()[0][:200]})")
-    serve = signatures.get("serving_default")
-    if serve is None or sorted(serve.structured_input_signature[1]) != ["context", "question"]:
-        parser.error(f"{args.export_dir}: not a raw-text SQuAD model (no serving_default(question, context)); pass "
-                     "run_squad.py's EXPORT_DIR/text, not EXPORT_DIR")
+    refuse_export(parser, args.export_dir, signatures, (("context", "question"),), "a raw-text SQuAD model")
     try:
-        out = serve(question=tf.constant([args.question]), context=tf.constant([context]))
+        out = signatures["serving_default"](question=tf.constant([question]), context=tf.constant([context]))
     except tf.errors.InvalidArgumentError as e:  # the graph's assertion: its message, without TensorFlow's frame
         found = re.search(r"assertion failed: \[([^\]]*)\]", e.message)
         parser.error(found.group(1) if found else e.message.strip().splitlines()[-1][:300])

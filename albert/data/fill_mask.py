@@ -45,12 +45,9 @@ def mask_pattern(tokenizer) -> re.Pattern:
 
 
 def masked_inputs(texts, tokenizer, seq_length: int, max_masks: int = MAX_MASKS, k: int = 1) -> MaskedTexts:
-    """Texts (strings) holding masks -> MaskedTexts; one AlbertError line for an empty text, a text with no mask or
-    more than `max_masks`, one longer than `seq_length` pieces with [CLS] and [SEP], or a `k` (top_k, a whole number
-    of at least 1: the caller's check, albert.ground.arguments) beyond the vocabulary."""
-    if k > len(tokenizer.vocab):
-        raise AlbertError(f"fill_mask: top_k {k} is more than the vocabulary's {len(tokenizer.vocab)} pieces; pass "
-                          f"top_k={len(tokenizer.vocab)} or less")
+    """Texts (strings: the caller's check, albert.ground.arguments, as of `k`, top_k, within the vocabulary) holding
+    masks -> MaskedTexts; one AlbertError line for an empty text, a text with no mask or more than `max_masks`, or
+    one longer than `seq_length` pieces with [CLS] and [SEP]."""
     if MASK not in tokenizer.vocab:
         raise AlbertError(f"fill_mask: the vocabulary has no {MASK} piece; use the SentencePiece model the model was "
                           "pretrained with")

@@ -5,7 +5,8 @@ checks its arguments here first.
 Each check raises AlbertError (a ValueError) with one sentence that names the entry point, the argument and, inside a
 list, the position (`texts[2]`, `x[0][1]`), and says what it takes: a wrong type is the same error as a value out
 of range, never a TypeError from deep inside. What a message quotes is cut to a bounded length (`shown`); a value
-that is not a string, a number or None is named by its type, so a message never holds another object's repr.
+that is not a string, a number or None is named by its type (`a value of type dict`), so a message never holds
+another object's repr.
 """
 
 import math
@@ -21,11 +22,10 @@ _ARRAY_TYPES = ("ndarray",)  # NumPy's array, named here without importing NumPy
 
 def described(value) -> str:
     """A value as a message names it: a string, number, bool or None quoted as written (cut to a bounded length),
-    anything else by its type (`a dict`, `an ndarray`)."""
+    anything else by its type (`a value of type dict`)."""
     if value is None or isinstance(value, (str, bytes, bool, numbers.Number)):
         return shown(value)
-    name = type(value).__name__
-    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
+    return f"a value of type {type(value).__name__}"
 
 
 def _is_array(value) -> bool:
@@ -129,14 +129,16 @@ def text_batch(where: str, name: str, value) -> list:
     return [len(rows)] if not nested else [len(rows), width]
 
 
-def whole(where: str, name: str, value, minimum: int, optional: bool = False):
-    """A whole number (not a bool) of at least `minimum`, as an int; with `optional`, None too (the default)."""
+def whole(where: str, name: str, value, minimum: int, optional: bool = False, maximum: int | None = None):
+    """A whole number (not a bool) of at least `minimum` (and at most `maximum`), as an int; with `optional`, None
+    too (the default)."""
     if value is None and optional:
         return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum or (
+            maximum is not None and value > maximum):
+        span = f"of at least {minimum}" if maximum is None else f"from {minimum} to {maximum}"
         default = " (or None: the default)" if optional else ""
-        raise AlbertError(f"{where}: {name} must be a whole number of at least {minimum}{default}, got "
-                          f"{described(value)}")
+        raise AlbertError(f"{where}: {name} must be a whole number {span}{default}, got {described(value)}")
     return int(value)
 
 
@@ -149,6 +151,7 @@ def finite(where: str, name: str, value) -> float:
 
 def flag(where: str, name: str, value) -> bool:
     """True or False (NumPy's bool too)."""
-    if not (isinstance(value, bool) or type(value).__name__ == "bool_"):
+    numpy_bool = type(value).__module__ == "numpy" and type(value).__name__ in ("bool", "bool_")
+    if not (isinstance(value, bool) or numpy_bool):
         raise AlbertError(f"{where}: {name} must be True or False, got {described(value)}")
     return bool(value)

@@ -83,13 +83,13 @@ class AlbertPretrainer(_EncoderWithHeads):
         several masks, one such list per mask; a list of texts gives a list of those (albert.data.fill_mask)."""
         where = f"{type(self).__name__}.fill_mask"
         texts, single = arguments.texts(where, "texts", texts)
-        top_k = arguments.whole(where, "top_k", top_k, 1)
         batch_size = arguments.whole(where, "batch_size", batch_size, 1)
         self._require_preprocessor()
-        if not texts:
-            return []
         p = self.preprocessor
         tokenizer = FullTokenizer(None, p.do_lower_case, p.spm_model_file)
+        top_k = arguments.whole(where, "top_k", top_k, 1, maximum=len(tokenizer.vocab))
+        if not texts:
+            return []
         masked = masked_inputs(texts, tokenizer, p.seq_length, self.max_predictions_per_seq, top_k)
         logits = [np.asarray(self({k: v[start:start + batch_size] for k, v in masked.features.items()},
                                   training=False)["mlm_logits"]) for start in range(0, len(texts), batch_size)]

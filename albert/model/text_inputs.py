@@ -61,32 +61,37 @@ def _to_tensor(inputs):
     return tuple(one(part) for part in inputs) if isinstance(inputs, tuple) else one(inputs)
 
 
-def _holds_text(value, depth: int = 2) -> bool:
-    """Whether `value` is None, a string, or a list / tuple holding one within `depth` levels: what a caller means as
-    text (a list of numbers is Keras' to take)."""
-    if value is None or isinstance(value, (str, bytes)):
-        return True
-    return depth > 0 and isinstance(value, (list, tuple)) and any(_holds_text(v, depth - 1) for v in value)
+def _array_like(value) -> bool:
+    """An array or a tensor (NumPy, TensorFlow, ...): Keras' to take."""
+    return hasattr(value, "shape") and hasattr(value, "dtype")
+
+
+def _is_batch(value) -> bool:
+    """A list or tuple (Keras takes neither of strings nor of numbers), or a one-dimensional array of Python
+    objects (strings, or a mistake)."""
+    return isinstance(value, (list, tuple)) or (
+        _array_like(value) and getattr(value, "dtype", None) == object and getattr(value, "ndim", 0) == 1)
 
 
 def checked_texts(where: str, x) -> int | None:
-    """How many texts `x` holds when it is text given as Python lists (a list, or a pair (texts_a, texts_b) of them;
-    0: empty), None for anything else (arrays, tensors, feature dicts, a Dataset: taken as they are); an AlbertError
-    line for None, one string, a list holding something that is not a string (named by its position), rows of
-    different lengths or a pair of different lengths."""
-    if isinstance(x, tuple) and len(x) == 2 and all(isinstance(part, (list, tuple)) for part in x) and any(
-            _holds_text(part) or not part for part in x):
+    """How many texts `x` holds when it is text given as a Python list (or tuple, or array of objects), or a pair
+    (texts_a, texts_b) of them -- 0: empty --; None for what Keras takes as it is (arrays, tensors, feature dicts, a
+    list of arrays, a Dataset). An AlbertError line for None, a number, one string, a list holding something that is
+    not a string (named by its position), rows of different lengths, or a pair of different lengths."""
+    if x is None or isinstance(x, (bool, numbers.Number)):
+        raise AlbertError(f"{where}: x is {arguments.described(x)}, not a list of strings, a pair (texts_a, texts_b) "
+                          "of them, feature arrays or a tf.data.Dataset")
+    if isinstance(x, (str, bytes)):
+        return arguments.text_batch(where, "x", x)[0]
+    if not _is_batch(x) or (len(x) and all(_array_like(v) and not _is_batch(v) for v in x)):
+        return None
+    if isinstance(x, tuple) and len(x) == 2 and all(_is_batch(part) for part in x):
         counts = [arguments.text_batch(where, f"x[{i}]", part)[0] for i, part in enumerate(x)]
         if counts[0] != counts[1]:
             raise AlbertError(f"{where}: x[0] holds {counts[0]} texts and x[1] {counts[1]}; a pair (texts_a, "
                               "texts_b) needs one text_b per text_a")
         return counts[0]
-    if x is None or isinstance(x, (bool, numbers.Number)):
-        raise AlbertError(f"{where}: x is {arguments.described(x)}, not a list of strings, a pair (texts_a, texts_b) "
-                          "of them, feature arrays or a tf.data.Dataset")
-    if _holds_text(x) or (isinstance(x, (list, tuple)) and not x):
-        return arguments.text_batch(where, "x", x)[0]
-    return None
+    return arguments.text_batch(where, "x", x)[0]
 
 
 def _spec_is_text(spec) -> bool:
