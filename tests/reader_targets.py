@@ -8,6 +8,7 @@ fast tier) and tools/fuzz_readers.py (the long campaign)."""
 
 import csv
 import dataclasses
+import functools
 import gzip
 import io
 import json
@@ -19,7 +20,7 @@ import time
 import traceback
 
 from albert.ground.errors import AlbertError
-from albert.tasks import conll, glue, own_data, race, squad
+from albert.tasks import conll, glue, own_data, race, squad, squad_eval
 from albert.data import corpus
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -64,9 +65,25 @@ def _glue(task_name, split):
     return read
 
 
-def _squad(training):
+def _squad(training, version_2=None):
     def read(data, work):
-        return squad.read_examples(_write(os.path.join(work, "squad.json"), data), training)
+        return squad.read_examples(_write(os.path.join(work, "squad.json"), data), training, version_2=version_2)
+    return read
+
+
+def _own_task(name, columns):
+    def read(data, work):
+        return own_data.own_task({"train": _write(os.path.join(work, name), data)}, columns)
+    return read
+
+
+def _squad_eval(fuzzed):
+    """squad_eval's reading and scoring of a data file and a predictions file, `fuzzed` being the input's and the
+    other a good one (`_scored`)."""
+    def read(data, work):
+        paths = {name: _write(os.path.join(work, name), data if name == fuzzed else good)
+                 for name, good in _scored().items()}
+        return squad_eval.score_files(paths["data.json"], paths["pred.json"], log=io.StringIO())
     return read
 
 
@@ -102,6 +119,11 @@ TARGETS = {  # name -> read(bytes, work directory): the reader's result for a fi
     "conll-latin1": _ner("train.txt", encoding="latin-1"),
     "squad-train": _squad(True),
     "squad-predict": _squad(False),
+    "squad-predict-v1": _squad(False, version_2=False),
+    "squad-eval-data": _squad_eval("data.json"),
+    "squad-eval-predictions": _squad_eval("pred.json"),
+    "own-task": _own_task("train.csv", own_data.Columns("sentence", None, "label")),
+    "glue-qqp": _glue("qqp", "train"),
     "race-all": _race("all.txt"),
     "race-article": _race("1.txt"),
     "corpus": _corpus,
@@ -113,7 +135,9 @@ FILES = {  # target -> the file it reads, relative to its work directory
     "conll-iobes": "train.txt", "ner-jsonl": "train.jsonl", "glue-sst-2": "SST-2/train.tsv",
     "glue-cola": "CoLA/train.tsv", "glue-rte": "RTE/dev.tsv", "glue-qnli-test": "QNLI/test.tsv",
     "glue-sts-b": "STS-B/train.tsv", "own-csv-utf16": "train.csv", "conll-latin1": "train.txt",
-    "squad-train": "squad.json", "squad-predict": "squad.json",
+    "squad-train": "squad.json", "squad-predict": "squad.json", "squad-predict-v1": "squad.json",
+    "squad-eval-data": "data.json", "squad-eval-predictions": "pred.json", "own-task": "train.csv",
+    "glue-qqp": "QQP/train.tsv",
     "race-all": "RACE/train/middle/all.txt", "race-article": "RACE/train/middle/1.txt", "corpus": "corpus.txt",
 }
 
@@ -178,6 +202,13 @@ def _squad_file(rows) -> bytes:
     return json.dumps({"version": "v2.0", "data": [{"title": "t", "paragraphs": paragraphs}]}, indent=1).encode()
 
 
+@functools.lru_cache(1)
+def _scored() -> dict:
+    """The good data and predictions files squad_eval's targets read beside the fuzzed one."""
+    rows = _sst_rows()
+    return {"data.json": _squad_file(rows), "pred.json": json.dumps({"q0": rows[0][0], "q1": "", "q3": "x"}).encode()}
+
+
 def _race_article(rows, number: int) -> dict:
     return {"id": f"middle{number}.txt", "article": " ".join(text for text, _ in rows[:3]),
             "questions": ["Which is true?", "The film is _ ."],
@@ -212,6 +243,11 @@ def _seeds() -> dict:
            b"".join(f"{i}\tmain\tf\t2012\t{i}\tnone\tnone\t{t}\t{t[::-1]}\t{i % 5}.{i}\n".encode()
                     for i, (t, _) in enumerate(rows[:6])))
     race_all = ("\n".join(json.dumps(_race_article(rows[i:], i)) for i in range(3)) + "\n").encode()
+    scored = _scored()
+    labels = [(text, f"{label}.0") for text, label in rows[8:16]]  # numbers as a spreadsheet writes them
+    qqp = b"id\tqid1\tqid2\tquestion1\tquestion2\tis_duplicate\n" + b"".join(
+        f"{i}\t{2 * i}\t{2 * i + 1}\t{t}\t{t[::-1]}\t{i % 2}\n".encode() for i, (t, _) in enumerate(rows[:6])) + \
+        b"7\t14\t15\ta question cut short\n"  # the released train file has rows too short: skipped
     corpus_text = ("\n".join(t for t, _ in rows[:6]) + "\n\n" + "\n".join(t for t, _ in rows[6:12]) + "\n").encode()
     return {
         "own-csv": own_csv,
@@ -236,6 +272,13 @@ def _seeds() -> dict:
             "Müller B-PER\r\nnaïve O\r\n\x85 O\r\n".encode("latin-1")],
         "squad-train": [_squad_file(rows)],
         "squad-predict": [_squad_file(rows[4:])],
+        "squad-predict-v1": [_squad_file(rows[4:]).replace(b'"v2.0"', b'"1.1"')],
+        "squad-eval-data": [scored["data.json"], scored["data.json"].replace(b'"v2.0"', b'"1.1"'),
+                            _squad_file(rows[2:])],
+        "squad-eval-predictions": [scored["pred.json"], json.dumps(
+            {f"q{i}": text for i, (text, _) in enumerate(rows[:4])}, indent=1).encode()],
+        "own-task": [_csv(labels), _csv(rows[:8])],
+        "glue-qqp": [qqp],
         "race-all": [race_all],
         "race-article": [json.dumps(_race_article(rows, 0), indent=2).encode()],
         "corpus": [corpus_text, gzip.compress(corpus_text, mtime=0), b"\xef\xbb\xbfone\r\ntwo\rthree\u2028x\n"],
