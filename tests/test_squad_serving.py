@@ -172,6 +172,14 @@ def served(tmp_path_factory):
                 except SystemExit as stop:
                     status = stop.code
             report["tool"].append([status, out.getvalue(), err.getvalue()])
+        import classify  # on a SQuAD export (a TypeError before issue 71): what it is, and the tool to use
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            try:
+                status = classify.main(["v1", "A sentence."])
+            except SystemExit as stop:
+                status = stop.code
+        report["classify"] = [status, err.getvalue()]
         report["albert"] = sorted(m for m in sys.modules if m.split(".")[0] == "albert")
         json.dump(report, open("served.json", "w"))
     """, tmp)
@@ -234,6 +242,8 @@ def test_the_answer_tool(served):
     assert empty == [2, "", "answer.py: error: context: row 0 is empty; send the text the answer is to be found in\n"]
     assert not_squad == [2, "", "answer.py: error: .: not a SavedModel directory (no saved_model.pb); pass "
                                 "run_squad.py's EXPORT_DIR/text\n"]
+    assert report["classify"] == [2, "classify.py: error: v1 is a raw-text SQuAD model (run_squad.py --export_dir's "
+                                     "text/), not a classifier; answer with tools/answer.py v1 QUESTION CONTEXT\n"]
 
 
 @pytest.mark.slow
