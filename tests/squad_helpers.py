@@ -121,3 +121,71 @@ def make_korean_squad(path, paragraphs=KOREAN) -> int:
     with open(path, "w", encoding="utf-8") as f:
         json.dump({"version": "1.1", "data": data}, f, ensure_ascii=False)
     return count
+
+
+# ------------------------------------------------------------------------------------- multi-script generator
+# Words of each script the alignment must place (code point ranges, or a function of the rng), mixed with Latin.
+LATIN_WORDS = ["the", "River", "Moselle", "2.5", "12,345", "1,000,000", "ΟΔΟΣ", "café", "Zoë’s", "naïve", "“quoted”",
+               "ﬁne", "½", "①", "x²", "Ångström", "İstanbul", "ǅemal", "straße", "HTTP/2", "e-mail", "(a)"]
+SCRIPTS = {
+    "hangul": [(0xAC00, 0xD7A3)],
+    "cjk": [(0x4E00, 0x9FFF), (0x3041, 0x3096), (0x30A1, 0x30FA), (0xFF21, 0xFF3A), (0xFF10, 0xFF19)],
+    "thai": [(0x0E01, 0x0E3A), (0x0E40, 0x0E4E)],
+    "arabic": [(0x0621, 0x063A), (0x0641, 0x0652), (0x0660, 0x0669), (0xFE80, 0xFEFC)],
+    "accents": [(0x41, 0x5A), (0x61, 0x7A), (0x61, 0x7A), (0x300, 0x36F), (0xC0, 0xFF), (0x391, 0x3A9),
+                (0x3B1, 0x3C9)],
+    "emoji": [(0x1F300, 0x1F64F), (0x1F900, 0x1F9FF), (0x1F3FB, 0x1F3FF), (0x200D, 0x200D), (0xFE0F, 0xFE0F)],
+}
+SPECIALS = ["\x00", "\x08", "\u200b", "\ufeff", "\u00ad", "\u00a8", "\u2581", "\x85", "\u0301"]
+SEPARATORS = [" ", " ", " ", " ", "  ", "\t", "\n", "\u00a0", "\u3000", "", "\x00", ", ", ". ", " \u200b "]
+
+
+def _jamo(rng) -> str:
+    """Conjoining Hangul jamo, leading + vowel (+ trailing): SentencePiece's NFKC composes them into a syllable."""
+    return (chr(rng.randint(0x1100, 0x1112)) + chr(rng.randint(0x1161, 0x1175))
+            + (chr(rng.randint(0x11A8, 0x11C2)) if rng.random() < 0.5 else ""))
+
+
+def script_word(rng, script: str) -> str:
+    if script == "latin":
+        return rng.choice(LATIN_WORDS)
+    if script == "specials":
+        return "".join(rng.choice(SPECIALS + ["a", "b"]) for _ in range(rng.randint(1, 3)))
+    if script == "jamo":
+        return "".join(_jamo(rng) for _ in range(rng.randint(1, 3)))
+    ranges = SCRIPTS[script]
+    return "".join(chr(rng.randint(*rng.choice(ranges))) for _ in range(rng.randint(1, 6)))
+
+
+ALL_SCRIPTS = ["latin", "specials", "jamo", *SCRIPTS]
+
+
+def multi_script_case(rng) -> tuple:
+    """(question, context, answer text, answer_start): a context of words from one to three scripts (and Latin),
+    joined by separators of every kind; the answer some consecutive words of it."""
+    scripts = rng.sample(ALL_SCRIPTS, rng.randint(1, 3)) + ["latin"] * rng.randint(0, 1)
+    words = [script_word(rng, rng.choice(scripts)) for _ in range(rng.randint(2, 30))]
+    context, spans = "", []
+    for k, word in enumerate(words):
+        if k:
+            context += rng.choice(SEPARATORS)
+        spans.append((len(context), len(context) + len(word)))
+        context += word
+    first = rng.randrange(len(words))
+    last = min(len(words) - 1, first + rng.randint(0, 3))
+    start, end = spans[first][0], spans[last][1]
+    question = " ".join(script_word(rng, rng.choice(scripts)) for _ in range(rng.randint(1, 6))) + "?"
+    if not context.strip():
+        context += " x"
+    return question, context, context[start:end], start
+
+
+def make_multi_script_squad(path, rng, count: int) -> list:
+    """`count` multi_script_case questions as a SQuAD 1.1 file, one paragraph each; the cases."""
+    cases = [multi_script_case(rng) for _ in range(count)]
+    data = [{"title": f"m{i}", "paragraphs": [{"context": context, "qas": [
+        {"id": f"m{i}", "question": question, "answers": [{"text": text, "answer_start": start}]}]}]}
+        for i, (question, context, text, start) in enumerate(cases)]
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump({"version": "1.1", "data": data}, f, ensure_ascii=False)
+    return cases

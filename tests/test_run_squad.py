@@ -148,19 +148,32 @@ def bad_train_file(directory, case):
         path.write_text(json.dumps(data, indent=1)[:200])
         lines = path.read_text().count("\n") + 1
         return path, f"{path}:{lines}: not JSON ("
+    if case == "no answer placed":  # every answer a backspace, which SentencePiece deletes: no piece holds one
+        ids = []
+        for article in data["data"]:
+            paragraph = article["paragraphs"][0]
+            paragraph["context"] += " \x08"
+            for qa in paragraph["qas"]:
+                qa["answers"] = [{"text": "\x08", "answer_start": len(paragraph["context"]) - 1}]
+                ids.append(qa["id"])
+        path.write_text(json.dumps(data))
+        random.Random(12345).shuffle(ids)  # the order training reads them in
+        return path, (f"{path}: {len(ids)} of {len(ids)} answers could not be placed in the tokens: ids "
+                      + ", ".join(f"'{qid}'" for qid in ids[:20]) + f" and {len(ids) - 20} more")
     qa = data["data"][2]["paragraphs"][0]["qas"][0]
     qa["answers"][0]["answer_start"] += 1
     path.write_text(json.dumps(data))
     return path, f"{path}: question 'q2': answer {qa['answers'][0]['text']!r} does not occur at answer_start "
 
 
-@pytest.mark.parametrize("case", ["malformed", "misplaced answer"])
+@pytest.mark.parametrize("case", ["malformed", "misplaced answer", "no answer placed"])
 def test_bad_training_data(workdir, case):
     directory, common = workdir
     path, message = bad_train_file(directory, case)
     out = directory / f"out_{case.replace(' ', '_')}"
     result = run_squad(*common, f"--output_dir={out}", f"--train_file={path}", "--do_train")
     assert result.returncode == 2, result.stderr[-2000:]
+    assert "Traceback" not in result.stderr
     assert result.stderr.strip().splitlines()[-1].startswith(f"run_squad.py: error: {message}")
     assert not (out / "train.tf_record").exists()
     assert not (out / "train.tf_record.json").exists()
