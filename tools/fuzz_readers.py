@@ -12,6 +12,13 @@ by (exception type, innermost place in albert/), one reproducer file each (the i
     python tools/fuzz_readers.py --minutes 1 --readers own-csv,conll --out /tmp/fuzz
     python tools/fuzz_readers.py --replay /tmp/fuzz            # re-read saved reproducers (after a fix)
     python tools/fuzz_readers.py --properties 20               # the property tests with 20 times their examples
+    python tools/fuzz_readers.py --arguments 40                # the public entry points' and the tools' argument
+                                                               # properties (tests/test_arguments.py), 40 times
+
+The entry points on raw text (`fill_mask`, `answer`, `choose`, `predict`) and the tools take Python values and
+command-line bytes, not files, so their campaign is a property campaign (`--arguments`: Hypothesis, freshly
+seeded): any wrong type or value out of range is one AlbertError line, any argument bytes read or refused in one
+line.
 """
 
 import argparse
@@ -102,13 +109,18 @@ def main(argv=None) -> int:
     parser.add_argument("--replay", metavar="DIR", help="re-read the reproducers saved under DIR and stop")
     parser.add_argument("--properties", type=int, metavar="SCALE", help="run tests/test_reader_properties*.py with "
                         "SCALE times its examples, randomly seeded (Hypothesis), and stop")
+    parser.add_argument("--arguments", type=int, metavar="SCALE", help="run tests/test_arguments.py's properties (the "
+                        "public entry points' and the tools' arguments) with SCALE times their examples, randomly "
+                        "seeded, and stop")
     args = parser.parse_args(argv)
     if args.replay:
         return 1 if replay(args.replay, args.bound) else 0
-    if args.properties:
+    if args.properties or args.arguments:
         import subprocess
-        environment = dict(os.environ, ALBERT_PROPERTY_SCALE=str(args.properties))
+        environment = dict(os.environ, ALBERT_PROPERTY_SCALE=str(args.properties or args.arguments))
         tests = [os.path.join(ROOT, "tests", f"test_reader_properties{part}.py") for part in ("", "_tasks", "_text")]
+        if args.arguments:
+            tests = [os.path.join(ROOT, "tests", "test_arguments.py"), "-k", "any_"]
         return subprocess.call([sys.executable, "-m", "pytest", "-n", "0", "-p", "no:cacheprovider", "-q",
                                 "--hypothesis-show-statistics", *tests],
                                cwd=ROOT, env=environment)
