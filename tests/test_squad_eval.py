@@ -128,3 +128,15 @@ def test_what_the_official_scripts_crash_on_is_one_line_exit_2(tmp_path, answers
     expected = message.replace("{data}", data).replace("{pred}", pred)
     assert result.stderr.splitlines() == [f"squad_eval: error: {expected}"]
     assert result.stdout == ""
+
+
+def test_an_article_without_paragraphs_or_a_paragraph_without_questions_holds_none(tmp_path):
+    """As run_squad.py reads the file (albert.tasks.squad_file), not a KeyError (the fuzz campaign found it: a
+    paragraph's "qas" key misspelt); the official scripts index both keys and fail."""
+    question = {"id": "q1", "question": "Who?", "answers": [{"text": "fox", "answer_start": 4}]}
+    data = {"version": "v2.0", "data": [{"title": "none"}, {"paragraphs": [{"context": "c", "qa": []},
+                                                                          {"context": "Red fox.", "qas": [question]}]}]}
+    (tmp_path / "data.json").write_text(json.dumps(data))
+    (tmp_path / "pred.json").write_text(json.dumps({"q1": "fox"}))
+    assert squad_eval.score_files(str(tmp_path / "data.json"), str(tmp_path / "pred.json")) == {
+        "exact": 100.0, "f1": 100.0, "total": 1, "HasAns_exact": 100.0, "HasAns_f1": 100.0, "HasAns_total": 1}

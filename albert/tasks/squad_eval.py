@@ -71,9 +71,11 @@ def _f1(gold_tokens: list, prediction_tokens: list) -> float:
 
 
 def _questions(dataset: list):
+    """The question objects of a data file's "data" (checked: albert.tasks.squad_file; an article without
+    "paragraphs" or a paragraph without "qas" holds none, as every SQuAD reader here reads it)."""
     for article in dataset:
-        for paragraph in article["paragraphs"]:
-            yield from paragraph["qas"]
+        for paragraph in article.get("paragraphs", []):
+            yield from paragraph.get("qas", [])
 
 
 def evaluate_v1(dataset: list, predictions: dict, log=None) -> dict:
@@ -214,7 +216,9 @@ def score_files(data_file: str, pred_file: str, na_prob_file: str | None = None,
                           "predictions map the data file's question ids to answer texts")
     try:
         return evaluate(dataset_json, predictions, na_probs, na_prob_thresh, log)
-    except KeyError as e:
+    except KeyError as e:  # a question without its no-answer probability
+        if na_prob_file is None:
+            raise
         raise AlbertError(f"{where(na_prob_file)}: {e.args[0]}") from None
 
 
