@@ -169,7 +169,7 @@ def test_ner_warms_up_over_a_tenth_of_its_steps_unless_warmup_step_is_given():
 
 
 def test_a_warmup_over_half_of_the_steps_is_said_in_one_line(capsys):
-    """The flag, the steps and the fix, once, on stderr as training starts; a warmup of half the steps or less
+    """The flag, the steps and the fix, once, on stdout as training starts; a warmup of half the steps or less
     says nothing."""
     ner = NerRun(**NEEDED, warmup_step=100, learning_rate=1e-4)
     assert long_warmup(ner, 6) == (
@@ -197,7 +197,7 @@ def test_a_warmup_over_half_of_the_steps_is_said_in_one_line(capsys):
     say_long_warmup(ner, 6)
     say_long_warmup(ner, 200)
     captured = capsys.readouterr()
-    assert (captured.out, captured.err) == ("", long_warmup(ner, 6) + "\n")
+    assert (captured.out, captured.err) == (long_warmup(ner, 6) + "\n", "")
 
 
 # ------------------------------------------------------------------ the command lines, up to TensorFlow
@@ -292,7 +292,7 @@ def test_ner_counts_the_training_windows_for_its_epochs(tmp_path, capsys):
 
 @pytest.mark.slow
 def test_a_ner_run_says_its_long_warmup_once_and_prints_its_rate_in_scientific_notation(tmp_path, capsys):
-    """An explicit --warmup_step longer than the run: the line on stderr as training starts (once), and the progress
+    """An explicit --warmup_step longer than the run: the line on stdout as training starts (once), and the progress
     lines' learning rate is the warmup's (5e-05 x step / 100), in scientific notation."""
     from albert.jobs import ner
     from albert.tasks.ner_data import ner_task
@@ -305,10 +305,10 @@ def test_a_ner_run_says_its_long_warmup_once_and_prints_its_rate_in_scientific_n
                       train_step=2, warmup_step=100, train_batch_size=4)
     ner.run(settings, Runtime(random_seed=1, log_every_steps=1), task)
     captured = capsys.readouterr()
-    assert captured.err.count("warning: ") == 1
+    assert captured.out.count("warning: ") == 1 and "warning" not in captured.err
     assert ("warning: --warmup_step 100 warms the learning rate up over 100 steps, more than half of this run's 2 "
             "training steps: it stays below --learning_rate 5e-05 for the whole run; pass --warmup_step 0 (a tenth "
-            "of the steps) or train more steps\n") in captured.err
+            "of the steps) or train more steps\n") in captured.out
     steps = [line for line in captured.out.splitlines() if line.startswith("step ")]
     assert [line.split(" | ")[0].split()[-2:] for line in steps] == [["learning_rate", "5.00e-07"],
                                                                    ["learning_rate", "1.00e-06"]]

@@ -46,8 +46,8 @@ def test_the_glue_job_trains_evaluates_predicts_and_exports(tmp_path):
                      (out / "test_results.tsv").read_text().splitlines()]
     assert len(probabilities) == 20 and all(len(p) == 2 and abs(sum(p) - 1) < 1e-5 for p in probabilities)
     assert (out / "model.ckpt-best.index").exists()
-    assert sorted(os.listdir(tmp_path / "serving")) == ["assets", "fingerprint.pb", "model.tflite", "saved_model.pb",
-                                                        "variables"]
+    assert sorted(os.listdir(tmp_path / "serving")) == [".albert-output.json", "assets", "fingerprint.pb",
+                                                        "model.tflite", "saved_model.pb", "variables"]
 
 
 def test_the_squad_job_trains_predicts_and_exports(tmp_path, capsys):
@@ -70,8 +70,8 @@ def test_the_squad_job_trains_predicts_and_exports(tmp_path, capsys):
     results = dict(line.split(" = ") for line in (out / "predict_results.txt").read_text().splitlines())
     assert {"exact", "f1", "HasAns_exact", "NoAns_exact"} <= set(results), results
     assert (out / "model.ckpt-best.index").exists()
-    assert sorted(os.listdir(tmp_path / "serving")) == ["assets", "fingerprint.pb", "model.tflite", "saved_model.pb",
-                                                        "text", "variables"]
+    assert sorted(os.listdir(tmp_path / "serving")) == [".albert-output.json", "assets", "fingerprint.pb",
+                                                        "model.tflite", "saved_model.pb", "text", "variables"]
     assert sorted(os.listdir(tmp_path / "serving" / "text")) == ["assets", "fingerprint.pb", "saved_model.pb",
                                                                  "variables"]  # on raw text
     printed = capsys.readouterr().out

@@ -7,7 +7,8 @@ import pytest
 
 from albert.ground.errors import AlbertError
 from albert.tasks.conll import Sentence
-from albert.tasks.ner_data import LABELS_FILE, labels_record, ner_task, prediction_lines, recorded
+from albert.tasks.ner_data import ner_task, prediction_lines, recorded
+from albert.weights.run_record import RunRecord, write_record
 
 TRAIN = "-DOCSTART- -X- -X- O\n\nEU NNP B-NP B-ORG\nrejects VBZ B-VP O\n\nPeter NNP B-NP B-PER\nBlackburn NNP I-NP I-PER\n"
 
@@ -21,14 +22,17 @@ def test_tags_from_train_then_from_the_run_directory(tmp_path):
     assert task.labels == ("O", "B-ORG", "B-PER", "I-PER") and task.scheme == "IOB2"
     run = tmp_path / "run"
     run.mkdir()
-    (run / LABELS_FILE).write_text(labels_record(task))
-    assert json.loads((run / LABELS_FILE).read_text()) == {"labels": ["O", "B-ORG", "B-PER", "I-PER"],
-                                                           "scheme": "IOB2"}
+    write_record(str(run), RunRecord("AlbertTokenClassifier", "ner", task.labels, scheme=task.scheme))
+    assert recorded(str(run)) == {"labels": ["O", "B-ORG", "B-PER", "I-PER"], "scheme": "IOB2"}
+    legacy = tmp_path / "legacy_run"  # a run made before albert_run.json: its labels.json
+    legacy.mkdir()
+    (legacy / "labels.json").write_text(json.dumps({"labels": ["O", "B-ORG", "B-PER", "I-PER"], "scheme": "IOB2"}))
+    assert recorded(str(legacy)) == recorded(str(run))
     again = ner_task({"test": str(tmp_path / "test.txt")}, recorded_labels=recorded(str(run)))
     assert again.labels == task.labels and [s.words for s in again.split("test")] == [("Blackburn",), ("EU",)]
     with pytest.raises(AlbertError) as e:
         ner_task({"test": str(tmp_path / "test.txt")}, "IOBES", recorded_labels=recorded(str(run)))
-    assert str(e.value) == "the run's labels.json says its tags are IOB2; pass --tag_scheme=IOB2"
+    assert str(e.value) == "the run's albert_run.json says its tags are IOB2; pass --tag_scheme=IOB2"
     (tmp_path / "dev_loc.txt").write_text("Paris NNP B-NP B-LOC\n")
     with pytest.raises(AlbertError) as e:
         ner_task({"train": str(tmp_path / "train.txt"), "dev": str(tmp_path / "dev_loc.txt")})

@@ -116,7 +116,8 @@ def write_csv(path, header, rows):
 
 
 def test_own_task_labels_from_train_then_the_run_directory_then_refused_when_they_differ(tmp_path):
-    from albert.tasks.own_data import LABELS_FILE, labels_record, own_task, recorded_labels
+    from albert.tasks.own_data import own_task, recorded_labels
+    from albert.weights.run_record import RECORD, RunRecord, write_record
 
     rows = [(s, "positive" if label == "1" else "negative") for s, label in sst2()]
     train = write_csv(tmp_path / "train.csv", ["sentence", "label"], rows)
@@ -130,28 +131,37 @@ def test_own_task_labels_from_train_then_the_run_directory_then_refused_when_the
     assert [e.guid for e in task.examples("test")] == ["0", "1", "2"]
     run = tmp_path / "run"
     run.mkdir()
-    (run / LABELS_FILE).write_text(labels_record(task), encoding="utf-8")
-    assert json.loads((run / LABELS_FILE).read_text()) == {"labels": ["negative", "positive"], "regression": False,
-                                                           "pair": False}
+    write_record(str(run), RunRecord("AlbertClassifier", "own", task.labels, pair=task.pair,
+                                     preprocessing={"max_seq_length": 64}))
+    assert json.loads((run / RECORD).read_text()) == {
+        "model_class": "AlbertClassifier", "task": "own", "labels": ["negative", "positive"], "regression": False,
+        "pair": False, "preprocessing": {"max_seq_length": 64}}
     recorded = recorded_labels(str(run))
+    assert recorded == {"labels": ["negative", "positive"], "regression": False, "pair": False}
     assert own_task({"test": test}, columns, recorded=recorded).labels == ("negative", "positive")  # predict-only
     assert own_task({}, columns, recorded=recorded).labels == ("negative", "positive")  # export-only
     with pytest.raises(AlbertError) as e:
         own_task({"dev": dev}, columns, labels=("bad", "good"), recorded=recorded)
-    assert str(e.value) == ("--labels bad,good: the run's labels.json has negative,positive; a run's labels stay as "
+    assert str(e.value) == ("--labels bad,good: the run's albert_run.json has negative,positive; a run's labels stay as "
                             "it was trained (another --output_dir for other labels)")
     with pytest.raises(AlbertError) as e:
         own_task({"dev": dev}, columns, regression=True, recorded=recorded)
-    assert str(e.value) == "the run's labels.json says it is a classification run; leave out --regression"
+    assert str(e.value) == "the run's albert_run.json says it is a classification run; leave out --regression"
     with pytest.raises(AlbertError) as e:
         own_task({"dev": dev}, Columns("sentence", "sentence", "label"), recorded=recorded)
-    assert str(e.value) == "the run's labels.json says it was trained on single texts: leave out --text_b_column"
+    assert str(e.value) == "the run's albert_run.json says it was trained on single texts: leave out --text_b_column"
     with pytest.raises(AlbertError) as e:
         own_task({"test": test}, columns)
     assert str(e.value).startswith("which labels? pass --labels, or --train_file")
-    (run / LABELS_FILE).write_text('{"labels": []}')
-    with pytest.raises(AlbertError, match=r"labels.json: not the labels file a training run writes"):
+    (run / RECORD).write_text('{"labels": []}')
+    with pytest.raises(AlbertError, match=r"albert_run.json: not the record a training run writes in its "
+                                          r"directory \(its task, labels and preprocessing\); remove it"):
         recorded_labels(str(run))
+    (run / RECORD).unlink()  # a run made before albert_run.json: its labels.json
+    (run / "labels.json").write_text('{"labels": ["negative", "positive"], "regression": false, "pair": false}')
+    assert recorded_labels(str(run)) == {"labels": ["negative", "positive"], "regression": False, "pair": False}
+    write_record(str(run), RunRecord("AlbertClassifier", "rte", ("entailment", "not_entailment"), pair=True))
+    assert recorded_labels(str(run)) is None  # a GLUE task's run: not a run on your own files
 
 
 def test_own_task_json_numbers_regression_and_given_labels(tmp_path):

@@ -50,8 +50,10 @@ def test_own_csv_trains_evaluates_predicts_and_exports_with_label_names(tmp_path
                         "--learning_rate=1e-3", "--save_checkpoints_steps=27", f"--export_dir={export}",
                         "--onnx_export=float32")
     assert result.returncode == 0, result.stderr[-3000:]
-    assert json.loads((out / "labels.json").read_text()) == {"labels": ["negative", "positive"], "regression": False,
-                                                             "pair": False}
+    assert json.loads((out / "albert_run.json").read_text()) == {
+        "model_class": "AlbertClassifier", "task": "own", "labels": ["negative", "positive"], "regression": False,
+        "pair": False, "preprocessing": {"do_lower_case": True, "max_seq_length": 64,
+                                         "spm_model_file": os.path.basename(SPM), "vocab_file": None}}
     blocks = (out / "eval_results.txt").read_text().split("global_step = ")
     assert len(blocks) == 3  # one per checkpoint (27, 54)
     last = dict(line.split(" = ") for line in (out / "eval_results.txt").read_text().splitlines()[-10:])

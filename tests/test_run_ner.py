@@ -69,7 +69,7 @@ def ner_run(tmp_path_factory):
 def test_scores_equal_seqeval_on_the_written_predictions(ner_run):
     _, files, out, _, stdout = ner_run
     assert "the words are cased and --do_lower_case is on" in stdout.splitlines()[0]
-    assert json.loads((out / "labels.json").read_text())["labels"] == [
+    assert json.loads((out / "albert_run.json").read_text())["labels"] == [
         "O", "B-LOC", "I-LOC", "B-MISC", "I-MISC", "B-ORG", "I-ORG", "B-PER", "I-PER"]
     blocks = [dict(line.split(" = ") for line in chunk.splitlines())
               for chunk in _blocks((out / "eval_results.txt").read_text())]
@@ -99,7 +99,7 @@ def test_scores_equal_seqeval_on_the_written_predictions(ner_run):
     assert len(long) > 30  # windows were needed, and every word of those sentences is still predicted once
     test_words, _, test_tags, _ = read_predictions(out / "test_predictions.txt")
     assert test_words == [list(s.words) for s in read_sentences(files["test"])]
-    assert all(tag in json.loads((out / "labels.json").read_text())["labels"] for s in test_tags for tag in s)
+    assert all(tag in json.loads((out / "albert_run.json").read_text())["labels"] for s in test_tags for tag in s)
 
 
 def _blocks(text):
@@ -139,7 +139,7 @@ def test_onnx_file_in_onnxruntime_alone_equals_keras(ner_run, tmp_path):
     from tests.test_onnx_export import serve_alone
 
     _, files, out, export, _ = ner_run
-    labels = json.loads((out / "labels.json").read_text())["labels"]
+    labels = json.loads((out / "albert_run.json").read_text())["labels"]
     metadata = {p.key: p.value for p in onnx.load(str(export / "model.onnx")).metadata_props}
     assert json.loads(metadata["labels"]) == labels and metadata["task"] == "ner"
     assert (metadata["tag_scheme"], metadata["max_seq_length"], metadata["doc_stride"]) == ("IOB2", str(SEQ), "16")

@@ -21,7 +21,8 @@ from albert.jobs.preflight import check_local_files
 from albert.weights.huggingface import ARCHITECTURES
 
 FORMATS = ("release", "huggingface")
-FLAG_NAMES = {"output": "--output", "directory": "--input", "checkpoint": "--checkpoint_name", "spm": "--spm_model_file"}  # in errors
+FLAG_NAMES = {"output": "--output", "directory": "--input", "checkpoint": "--checkpoint_name",
+              "spm": "--spm_model_file"}  # in errors
 
 
 @dataclasses.dataclass(frozen=True)

@@ -66,9 +66,9 @@ def glue_task(s):
     own = [f"--{name}" for name in OWN_FILE_FLAGS if getattr(s, name) not in (defaults[name], "")]
     if own:
         raise AlbertError(f"{', '.join(own)}: for your own files; leave out --task_name and --data_dir with them")
-    if not s.data_dir:
+    if not s.data_dir and (s.do_train or s.do_eval or s.do_predict):
         raise AlbertError(f"--task_name {s.task_name} reads the GLUE layout: pass --data_dir")
-    if not os.path.isdir(s.data_dir):
+    if s.data_dir and not os.path.isdir(s.data_dir):
         raise AlbertError(f"{s.data_dir}: --data_dir not found")
     task = get_task(s.task_name)
     if task.name == "ax" and (s.do_train or s.do_eval):

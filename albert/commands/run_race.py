@@ -29,6 +29,8 @@ def validate() -> tuple:
         raise AlbertError("--high_only and --middle_only exclude each other")
     if not (s.do_train or s.do_eval or s.do_predict or s.export_dir):
         raise AlbertError("nothing to do: pass at least one of --do_train, --do_eval, --do_predict, --export_dir")
+    if (s.do_train or s.do_eval or s.do_predict) and not s.data_dir:
+        raise AlbertError("--data_dir is required: the RACE files to train, evaluate or predict on")
     if s.max_seq_length <= s.max_qa_length + 3:
         raise AlbertError(f"--max_seq_length {s.max_seq_length} leaves no room for the article after "
                           f"--max_qa_length {s.max_qa_length} and 3 special tokens")

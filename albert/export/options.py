@@ -82,7 +82,8 @@ class ModelDirectory(Settings):
 class HubExport(ModelDirectory, TfliteOptions):
     """export_to_tfhub.py's settings."""
 
-    export_path: str = setting(help="Output directory: new, empty, or an earlier export of this command (a directory holding other files is refused).", group="export")
+    export_path: str = setting(help="Output directory: new, empty, or an earlier export of this command (a "
+                               "directory holding other files is refused).", group="export")
     do_lower_case: bool = setting(True, "Lower-case text in the preprocessor.", group="export")
     seq_length: int | None = setting(None, "Length of the preprocessor's default packing (default: 128, or the "
                                      "model's max_position_embeddings when it is smaller).", check=at_least(3),

@@ -16,11 +16,11 @@ from albert.export import litert
 from albert.export.onnx import export_onnx
 from albert.export.serving import classifier_metadata, export_classifier
 from albert.export.tflite_metadata import describe
-from albert.jobs.outputs import append_eval_results, begin_training, record_model_files
+from albert.jobs.outputs import append_eval_results, begin_training, record_model_files, run_record
 from albert.model.task_models import AlbertClassifier
 from albert.tasks.classification import cached_features, classification_loss, predict
 from albert.tasks.glue import get_task
-from albert.tasks.own_data import LABELS_FILE, OwnTask, labels_record
+from albert.tasks.own_data import OwnTask
 from albert.tasks.metrics import best_key, task_metrics
 from albert.text.tokenization import FullTokenizer
 from albert.train.optimizers import create_optimizer
@@ -128,10 +128,12 @@ class FineTuning:
                            on_started=self.record_files)
 
     def record_files(self):
-        """The run directory as a model directory, and for a user's files the labels it is trained with."""
-        record_model_files(self.output_dir, self.config, self.settings.spm_model_file)
-        if isinstance(self.task, OwnTask):
-            write_text(os.path.join(self.output_dir, LABELS_FILE), labels_record(self.task))
+        """The run directory as a model directory, with the task, labels and preprocessing it is trained with."""
+        task = self.task
+        record = run_record(self.settings, "AlbertClassifier", "own" if isinstance(task, OwnTask) else task.name,
+                            labels=None if task.is_regression else tuple(task.labels),
+                            regression=task.is_regression, pair=task.pair)
+        record_model_files(self.output_dir, self.config, self.settings.spm_model_file, record)
 
     def dev_metrics(self, logits, examples) -> tuple:
         task = self.task
@@ -182,15 +184,16 @@ class FineTuning:
                                            s.spm_model_file)
             onnx_file = export_onnx(self.model, os.path.join(out, "model.onnx"), PACKED_INPUTS,
                                     quantization=s.onnx_export, metadata=metadata)
-            print(f"exported {os.path.join(s.export_dir, 'model.onnx')} ({s.onnx_export}: packed ids -> logits, {onnx_file['bytes']:,} "
-                  "bytes)")
+            print(f"exported {os.path.join(s.export_dir, 'model.onnx')} ({s.onnx_export}: packed ids -> logits, "
+                  f"{onnx_file['bytes']:,} bytes)")
         if s.do_eval:
             logits, examples = self.logits_of("dev", s.eval_batch_size)
             batches = list(self.prediction_batches("dev", s.eval_batch_size))  # as the float model's
             lite = litert.run_tflite(report["path"], batches, PACKED_INPUTS)["logits"]
             lite = in_original_order([b["position"].numpy() for b in batches], [lite])
             key = best_key(task.name)
-            line = litert.report_line(report, s.tflite_quantization, key, self.dev_metrics(lite, examples)[0][key],
+            shown = dict(report, path=os.path.join(s.export_dir, "model.tflite"))  # where it is once moved into place
+            line = litert.report_line(shown, s.tflite_quantization, key, self.dev_metrics(lite, examples)[0][key],
                                       self.dev_metrics(logits, examples)[0][key])
             write_text(os.path.join(self.output_dir, "tflite_results.txt"), line + "\n")
             print(line)

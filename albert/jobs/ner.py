@@ -15,11 +15,11 @@ from albert.export.onnx import export_onnx
 from albert.export.tflite_metadata import describe
 from albert.ground.atomic import write_text
 from albert.ground.outputs import writing
-from albert.jobs.outputs import append_eval_results, begin_training, record_model_files
+from albert.jobs.outputs import append_eval_results, begin_training, record_model_files, run_record
 from albert.jobs.settings import NerRun, say_long_warmup, warmup_steps, with_epoch_steps
 from albert.model.task_models import AlbertTokenClassifier
 from albert.tasks.entities import score
-from albert.tasks.ner_data import LABELS_FILE, NerTask, labels_record, prediction_lines
+from albert.tasks.ner_data import NerTask, prediction_lines
 from albert.data.token_windows import padded, sentence_windows, word_tags
 from albert.text.tokenization import FullTokenizer
 from albert.train.optimizers import create_optimizer
@@ -123,8 +123,9 @@ class NerFineTuning:
                            on_started=self.record_files)
 
     def record_files(self):
-        record_model_files(self.output_dir, self.config, self.settings.spm_model_file)
-        write_text(os.path.join(self.output_dir, LABELS_FILE), labels_record(self.task))
+        record = run_record(self.settings, "AlbertTokenClassifier", "ner", labels=tuple(self.task.labels),
+                            scheme=self.task.scheme)
+        record_model_files(self.output_dir, self.config, self.settings.spm_model_file, record)
 
     def logits(self, split: str, batch_size: int) -> np.ndarray:
         """[windows, max_seq_length, tags] logits of a split's windows, computed in batches grouped by length."""
@@ -184,5 +185,5 @@ class NerFineTuning:
                                        s.spm_model_file)
             onnx_file = export_onnx(self.model, os.path.join(out, "model.onnx"), PACKED_INPUTS,
                                     quantization=s.onnx_export, metadata=metadata)
-            print(f"exported {os.path.join(s.export_dir, 'model.onnx')} ({s.onnx_export}: packed ids -> logits, {onnx_file['bytes']:,} "
-                  "bytes)")
+            print(f"exported {os.path.join(s.export_dir, 'model.onnx')} ({s.onnx_export}: packed ids -> logits, "
+                  f"{onnx_file['bytes']:,} bytes)")

@@ -9,6 +9,7 @@ from albert.ground.atomic import copy_file, write_text
 from albert.ground.paths import is_remote
 from albert.text.tokenization import vocab_beside
 from albert.weights.loader import init_from_checkpoint
+from albert.weights.run_record import RunRecord, write_record
 
 
 def append_eval_results(path: str, results: dict):
@@ -23,12 +24,29 @@ def write_results(path: str, results: dict):
     write_text(path, "".join(f"{k} = {results[k]}\n" for k in sorted(results)))
 
 
-def record_model_files(output_dir: str, config, spm_model_file: str | None = None):
+PREPROCESSING = ("do_lower_case", "max_seq_length", "doc_stride", "max_query_length", "max_answer_length",
+                 "n_best_size", "max_qa_length")  # the settings a run's record keeps, where the runner has them
+
+
+def run_record(settings, model_class: str, task: str, **fields) -> RunRecord:
+    """The RunRecord of a fine-tuning run: its task model class, task, `fields` (labels, regression, pair, scheme)
+    and the preprocessing settings it trained with (PREPROCESSING, and the tokenizer files' names)."""
+    preprocessing = {name: getattr(settings, name) for name in PREPROCESSING if hasattr(settings, name)}
+    for name in ("spm_model_file", "vocab_file"):
+        path = getattr(settings, name, None)
+        preprocessing[name] = os.path.basename(path) if path else None
+    return RunRecord(model_class, task, preprocessing=preprocessing, **fields)
+
+
+def record_model_files(output_dir: str, config, spm_model_file: str | None = None, record: RunRecord | None = None):
     """Make `output_dir` a model directory in the release layout, as `python -m albert.convert`, `export_to_tfhub.py`
     and `from_pretrained` read it: the config the run trained with as `albert_config.json` (the original's keys,
-    whatever format it was given in) and a copy of the SentencePiece model (and its .vocab) when the run has one."""
+    whatever format it was given in), a copy of the SentencePiece model (and its .vocab) when the run has one, and
+    a fine-tuning run's `record` (albert_run.json: its task, labels and preprocessing)."""
     if is_remote(output_dir):
         return
+    if record is not None:
+        write_record(output_dir, record)
     config.to_json_file(os.path.join(output_dir, "albert_config.json"))
     if spm_model_file and not is_remote(spm_model_file):
         vocab = vocab_beside(spm_model_file)

@@ -14,7 +14,8 @@ from albert.export.litert import file_length
 from albert.export.race_serving import export_race_text
 from albert.export.serving import export_packed
 from albert.export.tflite_metadata import describe
-from albert.jobs.outputs import append_eval_results, begin_training, record_model_files, write_results
+from albert.jobs.outputs import (append_eval_results, begin_training, record_model_files, run_record,
+                                 write_results)
 from albert.model.task_models import AlbertMultipleChoice
 from albert.tasks.classification import predict
 from albert.tasks.race import NUM_CHOICES, accuracy_by_level, race_loss, read_examples, write_features
@@ -76,7 +77,8 @@ class RaceFineTuning:
                                file_length(s.max_seq_length, self.bounds, s.tflite_length), s.tflite_quantization,
                                rows_per_example=NUM_CHOICES, described=described, onnx_export=s.onnx_export)
         print(f"exported the serving model to {s.export_dir} and {os.path.join(s.export_dir, 'model.tflite')} "
-              f"({report['bytes']:,} bytes)" + (f" and model.onnx ({s.onnx_export})" if s.onnx_export != "none" else ""))
+              f"({report['bytes']:,} bytes)"
+              + (f" and model.onnx ({s.onnx_export})" if s.onnx_export != "none" else ""))
         self.export_text(os.path.join(out, "text"))
 
     def export_text(self, path: str):
@@ -89,7 +91,8 @@ class RaceFineTuning:
             return
         export_race_text(self.model, s.spm_model_file, s.do_lower_case, s.max_seq_length, s.max_qa_length, path,
                          self.bounds)
-        print(f"exported the raw-text serving model to {os.path.join(s.export_dir, 'text')} (inputs: article, question, options [batch, "
+        print(f"exported the raw-text serving model to {os.path.join(s.export_dir, 'text')} (inputs: article, "
+              "question, options [batch, "
               f"{NUM_CHOICES}]; outputs: probabilities, choice)")
 
     def features(self, split: str, path: str | None, resumed: int | None = None) -> tuple:
@@ -121,7 +124,9 @@ class RaceFineTuning:
                                                            seed=self.runtime.random_seed,
                                                            group_by_length=s.group_by_length),
                            on_checkpoint=self.evaluate if s.do_eval else None,
-                           on_started=lambda: record_model_files(s.output_dir, self.config, s.spm_model_file))
+                           on_started=lambda: record_model_files(
+                               s.output_dir, self.config, s.spm_model_file, run_record(
+                               s, "AlbertMultipleChoice", "race")))
 
     def evaluate(self, step: int, _path=None):
         s = self.settings

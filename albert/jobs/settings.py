@@ -3,7 +3,6 @@ flags are generated from these fields (albert.ground.settings_flags), with the o
 texts. No TensorFlow here: a command line checks its values before TensorFlow starts."""
 
 import dataclasses
-import sys
 from typing import ClassVar
 
 from albert.export.options import OnnxOption, TfliteOptions
@@ -94,10 +93,11 @@ def long_warmup(settings, train_steps: int) -> str | None:
 
 
 def say_long_warmup(settings, train_steps: int):
-    """long_warmup's line on stderr, when the run has one: once, as training starts."""
+    """long_warmup's line, when the run has one: once, as training starts, on stdout with the progress lines (stderr
+    is a refusal's one line)."""
     line = long_warmup(settings, train_steps)
     if line:
-        print(line, file=sys.stderr)
+        print(line)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -173,6 +173,7 @@ class GlueRun(FineTuningExport):
     """run_classifier.py's settings."""
 
     COMMAND: ClassVar[str] = "run_classifier.py"
+    model_class: ClassVar[str] = "AlbertClassifier"  # the task model its checkpoints hold
 
     output_dir: str = setting(help="Checkpoints, eval results and predictions.", group="inputs")
     albert_config_file: str = setting(help=CONFIG_HELP, group="model")
@@ -199,7 +200,7 @@ class GlueRun(FineTuningExport):
                            "are 0-based indexes.", group="own_files")
     labels: tuple = setting((), "The label names, comma-separated (default: the train file's distinct labels, sorted "
                             "as strings, or by value when all are numbers; a run without --do_train reads them from "
-                            "--output_dir/labels.json).", parse=parse_labels, group="own_files")
+                            "--output_dir/albert_run.json).", parse=parse_labels, group="own_files")
     regression: bool = setting(False, "The label is a number: one output, mean squared error, STS-B's metrics.",
                                group="own_files")
     encoding: str = setting("utf-8", "The text encoding of your files (e.g. latin-1, cp1252).", group="own_files")
@@ -241,6 +242,11 @@ class SquadRun(FineTuningExport):
     """run_squad.py's settings."""
 
     COMMAND: ClassVar[str] = "run_squad.py"
+
+    @property
+    def model_class(self) -> str:
+        """The task model its checkpoints hold."""
+        return "AlbertSquadV2" if self.version_2_with_negative else "AlbertSquadV1"
 
     albert_config_file: str = setting(help=CONFIG_HELP, group="model")
     spm_model_file: str = setting(help="SentencePiece model.",
@@ -299,14 +305,16 @@ class SquadRun(FineTuningExport):
         return squad.Settings(self.max_seq_length, self.doc_stride, self.max_query_length, self.do_lower_case)
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)  # keyword-only: --data_dir, optional, comes first
 class RaceRun(FineTuningExport):
     """run_race.py's settings."""
 
     COMMAND: ClassVar[str] = "run_race.py"
+    model_class: ClassVar[str] = "AlbertMultipleChoice"  # the task model its checkpoints hold
 
-    data_dir: str = setting(help="Parent of RACE/{train,dev,test}/{middle,high}/ (official files or all.txt).",
-                            group="inputs")
+    data_dir: str | None = setting(None, "Parent of RACE/{train,dev,test}/{middle,high}/ (official files or "
+                                   "all.txt); required to train, evaluate or predict (not to export a run).",
+                                   group="inputs")
     output_dir: str = setting(help="Checkpoints, eval results and predictions.", group="inputs")
     albert_config_file: str = setting(help=CONFIG_HELP, group="model")
     spm_model_file: str | None = setting(None, "SentencePiece model.", group="model")
@@ -348,6 +356,7 @@ class NerRun(FineTuningExport):
     """run_ner.py's settings."""
 
     COMMAND: ClassVar[str] = "run_ner.py"
+    model_class: ClassVar[str] = "AlbertTokenClassifier"  # the task model its checkpoints hold
 
     output_dir: str = setting(help="Checkpoints, eval results and predictions.", group="inputs")
     albert_config_file: str = setting(help=CONFIG_HELP, group="model")

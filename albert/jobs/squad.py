@@ -15,7 +15,8 @@ from albert.export import litert
 from albert.export.serving import export_squad
 from albert.export.squad_serving import export_squad_text
 from albert.export.tflite_metadata import describe
-from albert.jobs.outputs import append_eval_results, begin_training, record_model_files, write_results
+from albert.jobs.outputs import (append_eval_results, begin_training, record_model_files, run_record,
+                                 write_results)
 from albert.model.task_models import AlbertSquadV1, AlbertSquadV2
 from albert.tasks import squad
 from albert.tasks.squad_eval import evaluate_v1, evaluate_v2
@@ -99,7 +100,8 @@ class SquadFineTuning:
             print("predict " + json.dumps(results))
         if results is not None and report is not None:  # the exported file on the same questions
             lite = self.predict_and_write(self.tflite_outputs(report["path"]), write=False)
-            line = litert.report_line(report, s.tflite_quantization, "f1", lite["f1"], results["f1"])
+            shown = dict(report, path=os.path.join(s.export_dir, "model.tflite"))  # where it is once moved into place
+            line = litert.report_line(shown, s.tflite_quantization, "f1", lite["f1"], results["f1"])
             write_text(os.path.join(s.output_dir, "tflite_results.txt"), line + "\n")
             print(line)
         return results
@@ -118,7 +120,8 @@ class SquadFineTuning:
         report = export_squad(self.model, self.version_2, out, length, s.tflite_quantization, described,
                               s.onnx_export)
         print(f"exported the serving model to {s.export_dir} and {os.path.join(s.export_dir, 'model.tflite')} "
-              f"({report['bytes']:,} bytes)" + (f" and model.onnx ({s.onnx_export})" if s.onnx_export != "none" else ""))
+              f"({report['bytes']:,} bytes)"
+              + (f" and model.onnx ({s.onnx_export})" if s.onnx_export != "none" else ""))
         return report
 
     def export_text(self, path: str, results: dict | None):
@@ -157,7 +160,9 @@ class SquadFineTuning:
                                                             seed=self.runtime.random_seed,
                                                             group_by_length=s.group_by_length),
                            on_checkpoint=self.evaluate if self.predict and self.predict["has_answers"] else None,
-                           on_started=lambda: record_model_files(s.output_dir, self.config, s.spm_model_file))
+                           on_started=lambda: record_model_files(
+                               s.output_dir, self.config, s.spm_model_file, run_record(
+                               s, "AlbertSquadV2" if self.version_2 else "AlbertSquadV1", "squad")))
 
     def evaluate(self, step: int, _path=None):
         s = self.settings

@@ -1,19 +1,16 @@
 """run_ner.py's data: every file read and checked before TensorFlow starts (`ner_task`), the tag set recorded in the
-run directory (labels.json) and read back by evaluation-, prediction- and export-only runs, and the predictions
+run directory (albert_run.json: albert.weights.run_record) and read back by evaluation-, prediction- and export-only
+runs, and the predictions
 written as CoNLL lines (what conlleval reads: `word gold predicted`, or `word predicted` for a test file, with the
 input's -DOCSTART- lines and sentence breaks)."""
 
 import dataclasses
-import json
-import os
 
 from albert.ground import userfiles
 from albert.ground.errors import AlbertError, shown
 from albert.tasks.conll import DOCSTART, check_tags, read_sentences, tag_set
 from albert.tasks.own_data import SPLIT_FLAGS
-
-LABELS_FILE = "labels.json"
-
+from albert.weights.run_record import RECORD, read_record
 
 @dataclasses.dataclass(frozen=True)
 class NerTask:
@@ -29,23 +26,12 @@ class NerTask:
 
 
 def recorded(output_dir: str) -> dict | None:
-    """{"labels": [...], "scheme": ...} a training run recorded in its directory, or None."""
-    path = os.path.join(output_dir, LABELS_FILE)
-    if not os.path.isfile(path):
+    """{"labels": [...], "scheme": ...} a training run recorded in its directory (albert.weights.run_record), or
+    None."""
+    record = read_record(output_dir)
+    if record is None or record.model_class != "AlbertTokenClassifier":
         return None
-    try:
-        values = userfiles.parse_json(userfiles.read_text(path, LABELS_FILE), path)
-        labels = values["labels"]
-        if not (isinstance(labels, list) and labels and all(isinstance(x, str) for x in labels)):
-            raise ValueError("labels")
-        return {"labels": labels, "scheme": str(values.get("scheme", "IOB2"))}
-    except (ValueError, KeyError, TypeError):
-        raise AlbertError(f"{userfiles.where(path)}: not the labels file run_ner.py writes "
-                          "({\"labels\": [...], \"scheme\": ...}); remove it, or use another --output_dir") from None
-
-
-def labels_record(task: NerTask) -> str:
-    return json.dumps({"labels": list(task.labels), "scheme": task.scheme}, ensure_ascii=False, indent=1) + "\n"
+    return {"labels": list(record.labels), "scheme": record.scheme or "IOB2"}
 
 
 def ner_task(files: dict, scheme: str = "IOB2", encoding: str = "utf-8", kind: str | None = None,
@@ -56,7 +42,7 @@ def ner_task(files: dict, scheme: str = "IOB2", encoding: str = "utf-8", kind: s
     for split, path in given.items():
         userfiles.check_readable(path, SPLIT_FLAGS[split])
     if recorded_labels is not None and recorded_labels["scheme"] != scheme:
-        raise AlbertError(f"the run's {LABELS_FILE} says its tags are {recorded_labels['scheme']}; pass "
+        raise AlbertError(f"the run's {RECORD} says its tags are {recorded_labels['scheme']}; pass "
                           f"--tag_scheme={recorded_labels['scheme']}")
     sentences = {split: read_sentences(path, scheme, split != "test", encoding, kind, SPLIT_FLAGS[split])
                  for split, path in given.items()}
@@ -67,7 +53,7 @@ def ner_task(files: dict, scheme: str = "IOB2", encoding: str = "utf-8", kind: s
     elif "train" in sentences:
         labels = tag_set(sentences["train"])
     else:
-        raise AlbertError(f"which tags? pass --train_file, or the --output_dir of the training run (its {LABELS_FILE})")
+        raise AlbertError(f"which tags? pass --train_file, or the --output_dir of the training run (its {RECORD})")
     if len(labels) < 2:
         raise AlbertError(f"{userfiles.where(given.get('train'))}: one tag ({shown(labels[0])}); token classification "
                           "needs at least two")

@@ -19,6 +19,7 @@ import re
 from albert.ground import userfiles
 from albert.ground.errors import AlbertError, shown, shown_path
 from albert.tasks.glue import InputExample
+from albert.weights.run_record import RECORD, read_record
 
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".json": "json"}
 FLAGS = {"text_a": "--text_a_column", "text_b": "--text_b_column", "label": "--label_column"}
@@ -225,7 +226,6 @@ def check_labels(rows: list, labels: list, path: str, source: str = "the train f
                               f"labels ({_listed(labels)}); pass --labels with every label")
 
 
-LABELS_FILE = "labels.json"  # in a run's output_dir: the label names the model was trained with
 SPLIT_FLAGS = {"train": "--train_file", "dev": "--dev_file", "test": "--test_file"}  # run_classifier.py's, run_ner.py's
 
 
@@ -251,7 +251,8 @@ class OwnTask:
 
     @property
     def directory(self) -> str:
-        return os.path.basename(self.files.get("train") or next(iter(self.files.values())))
+        source = self.files.get("train") or next(iter(self.files.values()), None)
+        return os.path.basename(source) if source else "own-files"  # an export-only run reads no file
 
     def examples(self, split: str) -> list:
         """The split's rows as InputExamples (guid: the row's 0-based index in its file)."""
@@ -286,26 +287,13 @@ def parse_labels(name: str, text: str) -> tuple:
 
 
 def recorded_labels(output_dir: str) -> dict | None:
-    """{"labels": [...] or None, "regression": bool} recorded in a run's directory, or None."""
-    path = os.path.join(output_dir, LABELS_FILE)
-    if not os.path.isfile(path):
+    """{"labels": [...] or None, "regression": bool, "pair": bool} a training run on a user's files recorded in its
+    directory (albert.weights.run_record), or None."""
+    record = read_record(output_dir)
+    if record is None or record.model_class != "AlbertClassifier" or record.task != "own":
         return None
-    try:
-        values = userfiles.parse_json(userfiles.read_text(path, LABELS_FILE), path)
-        labels = values["labels"]
-        if not (labels is None or (isinstance(labels, list) and labels and all(isinstance(x, str) for x in labels))):
-            raise ValueError("labels")
-        return {"labels": labels, "regression": bool(values.get("regression", labels is None)),
-                "pair": bool(values.get("pair", False))}
-    except (ValueError, KeyError, TypeError):
-        raise AlbertError(f"{userfiles.where(path)}: not the labels file a training run writes "
-                          "({\"labels\": [...]}); remove it or pass --labels") from None
-
-
-def labels_record(task: OwnTask) -> str:
-    """The text of LABELS_FILE for a task."""
-    return json.dumps({"labels": None if task.labels is None else list(task.labels),
-                       "regression": task.is_regression, "pair": task.pair}, ensure_ascii=False, indent=1) + "\n"
+    return {"labels": None if record.labels is None else list(record.labels), "regression": record.regression,
+            "pair": record.pair}
 
 
 def own_task(files: dict, columns: Columns, header: bool = True, encoding: str = "utf-8", kind: str | None = None,
@@ -320,13 +308,13 @@ def own_task(files: dict, columns: Columns, header: bool = True, encoding: str =
         raise AlbertError("--regression predicts a number: leave out --labels")
     if recorded is not None and recorded["regression"] != regression:
         what, fix = ("regression", "pass") if recorded["regression"] else ("classification", "leave out")
-        raise AlbertError(f"the run's {LABELS_FILE} says it is a {what} run; {fix} --regression")
+        raise AlbertError(f"the run's {RECORD} says it is a {what} run; {fix} --regression")
     pair = columns.text_b is not None
     if recorded is not None and not given:
         pair = recorded["pair"]  # an export-only run: the model's inputs as trained
     elif recorded is not None and recorded["pair"] != pair:
         fix = "pairs: pass --text_b_column" if recorded["pair"] else "single texts: leave out --text_b_column"
-        raise AlbertError(f"the run's {LABELS_FILE} says it was trained on {fix}")
+        raise AlbertError(f"the run's {RECORD} says it was trained on {fix}")
     rows = {split: read_rows(path, columns, header, encoding, kind, labelled=split != "test", what=SPLIT_FLAGS[split])
             for split, path in given.items()}
     if not regression:
@@ -340,18 +328,18 @@ def own_task(files: dict, columns: Columns, header: bool = True, encoding: str =
                                       "finite number (--regression)")
         return OwnTask(given, None, pair, rows)
     if labels and recorded is not None and tuple(recorded["labels"]) != tuple(labels):
-        raise AlbertError(f"--labels {_listed(labels, ',')}: the run's {LABELS_FILE} has "
+        raise AlbertError(f"--labels {_listed(labels, ',')}: the run's {RECORD} has "
                           f"{_listed(recorded['labels'], ',')}; "
                           "a run's labels stay as it was trained (another --output_dir for other labels)")
     if labels:
         source = "--labels'"
     elif recorded is not None:
-        labels, source = tuple(recorded["labels"]), f"the run's {LABELS_FILE}"
+        labels, source = tuple(recorded["labels"]), f"the run's {RECORD}"
     elif "train" in rows:
         labels, source = tuple(label_set(rows["train"])), "the train file's"
     else:
         raise AlbertError("which labels? pass --labels, or --train_file, or the --output_dir of the training run "
-                          f"(its {LABELS_FILE})")
+                          f"(its {RECORD})")
     if len(labels) < 2:
         where = f"--labels {shown(','.join(labels))}" if source == "--labels'" else \
             f"{shown_path(given['train'])}" if source == "the train file's" else source
