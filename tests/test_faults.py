@@ -167,7 +167,7 @@ def test_export_to_tfhub_killed_then_rerun_leaves_only_the_export(tmp_path):
     result = run("export_to_tfhub.py", *args)
     assert result.returncode == 0, result.stderr[-2000:]
     assert os.listdir(tmp_path) == ["hub"]
-    assert sorted(os.listdir(tmp_path / "hub")) == ["encoder", "fill_mask", "mlm", "preprocessor"]
+    assert sorted(os.listdir(tmp_path / "hub")) == [MARKER, "encoder", "fill_mask", "mlm", "preprocessor"]
 
 
 def eval_blocks(path) -> dict:

@@ -60,7 +60,7 @@ def test_a_summary_is_the_first_sentence_outside_parentheses_and_fits_its_lines(
 def test_run_squad_help_says_what_its_squad_2_flags_do():
     """Each help line holds its whole first sentence: the four flags of SQuAD 2.0 read "2.0" no more."""
     result = subprocess.run([sys.executable, "run_squad.py", "--help"], capture_output=True, text=True, cwd=ROOT,
-                            env=dict(os.environ, PYTHONPATH=ROOT), timeout=120)
+                            env=dict(os.environ, PYTHONPATH=ROOT, COLUMNS="100"), timeout=120)  # a 100-column window
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     for name, text in (("start_n_top", "5          2.0: beam size over start positions"),
