@@ -26,6 +26,7 @@ import shutil
 from albert.ground.atomic import remove_leftovers
 from albert.ground.errors import AlbertError
 from albert.ground.paths import is_remote
+from albert.ground.validators import check_parent_writable
 
 MARKER = ".albert-output.json"
 # What a version of this project without the marker wrote at the top of an output directory (exports, conversions):
@@ -128,13 +129,7 @@ def check(path: str, command: str, name: str, inputs=()):
         others = _others(path, command, None)
         if others:
             raise _refusal(path, name, command, others)
-    parent = os.path.dirname(os.path.abspath(path))
-    while not os.path.exists(parent):
-        parent = os.path.dirname(parent)
-    if not os.path.isdir(parent):
-        raise AlbertError(f"{name} {path}: {parent} is a file, not a directory")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise AlbertError(f"{name} {path}: {parent} is not writable")
+    check_parent_writable(name, path)
 
 
 def _inside_an_output(path: str) -> bool:

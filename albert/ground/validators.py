@@ -43,13 +43,19 @@ def check_output_path(flag: str, path: str, inputs: tuple = (), directory: bool 
         raise AlbertError(f"--{flag} {path} is a directory; pass a file name")
     if os.path.exists(path) and not os.path.isdir(path) and directory:
         raise AlbertError(f"--{flag} {path} is a file; pass a directory")
+    check_parent_writable(f"--{flag}", path)
+
+
+def check_parent_writable(name: str, path: str):
+    """The nearest existing folder above `path` is a directory this process may write in (`name`: how messages
+    call the path)."""
     parent = os.path.dirname(os.path.abspath(path))
     while not os.path.exists(parent):
         parent = os.path.dirname(parent)
     if not os.path.isdir(parent):
-        raise AlbertError(f"--{flag} {path}: {parent} is a file, not a directory")
+        raise AlbertError(f"{name} {path}: {parent} is a file, not a directory")
     if not os.access(parent, os.W_OK | os.X_OK):
-        raise AlbertError(f"--{flag} {path}: {parent} is not writable")
+        raise AlbertError(f"{name} {path}: {parent} is not writable")
 
 
 def check_output_files(flag: str, paths: list, inputs: tuple = ()):
