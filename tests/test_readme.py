@@ -1,7 +1,8 @@
 """Every Python block of the README and of every docs/ page runs as written, in a fresh interpreter, against tiny
 models laid out where the pages say (`my_albert/` as a released tarball, `out/hub` from export_to_tfhub.py,
-`out/mrpc_serving` from a classifier export, `out/race_serving/text` from a RACE one, `out/squad_serving/text` from
-a SQuAD one, `out/sst2_serving/model.tflite` with TFLite metadata, and `out/sst2_serving/model.onnx`)."""
+`out/mrpc_serving` from a classifier export, `out/reviews` a classifier run's directory, `out/race_serving/text`
+from a RACE export, `out/squad_serving/text` from a SQuAD one, `out/sst2_serving/model.tflite` with TFLite
+metadata, and `out/sst2_serving/model.onnx`)."""
 
 import os
 import re
@@ -81,6 +82,16 @@ def sandbox(tmp_path_factory):
     shutil.copy(spm, root / "out/sst2_serving/assets")
     export_onnx(sst2, str(root / "out/sst2_serving/model.onnx"), ("input_ids", "input_mask", "segment_ids"),
                 metadata=classifier_metadata("sst-2", ["0", "1"], False, 128, True, spm))
+    # out/reviews/: a run_classifier.py --output_dir on a user's files (its albert_run.json names the labels).
+    from albert.weights.run_record import RunRecord, write_record
+
+    reviews = root / "out" / "reviews"
+    reviews.mkdir()
+    save_original_checkpoint(AlbertClassifier(config, num_labels=2), str(reviews / "model.ckpt-best"))
+    for name in ("albert_config.json", "sp.model"):
+        shutil.copy(small / name, reviews / name)
+    write_record(str(reviews), RunRecord("AlbertClassifier", "own", ("negative", "positive"),
+                                         preprocessing={"do_lower_case": True, "max_seq_length": 64}))
     # hf_albert_sst2/: a Hugging Face AlbertForSequenceClassification directory, written by albert.convert.
     from albert.export.conversion import convert
 
