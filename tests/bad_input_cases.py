@@ -284,6 +284,9 @@ CASES = [
     ("ec", ["--albert_directory={w}/nowhere"], "{w}/nowhere"),
     ("ec", ["--albert_directory={w}/release_no_ckpt"], "{w}/release_no_ckpt/model.ckpt-best.index"),
     ("ec", ["--albert_directory={w}/release_cut"], RELEASE_CUT),
+    ("ec", ["--albert_directory={w}/release_cut", "--export_path={w}/release_cut/model.ckpt-best"],
+     "--export_path {w}/release_cut/model.ckpt-best is a checkpoint of --albert_directory {w}/release_cut, the input: "
+     "write the export under another name"),
     ("hub", ["--albert_directory={w}/release_cut"], RELEASE_CUT),
     ("ec", ["--export_path={w}"], "--export_path {w} is a directory"),
     ("ec", ["--export_path={w}/notes.txt/model.ckpt"], "{w}/notes.txt is a file"),

@@ -98,11 +98,14 @@ def test_replacing_file_and_directory_leave_nothing_on_failure(tmp_path):
             open(os.path.join(tmp, "f"), "w").write("half")
             raise RuntimeError("killed")
     assert os.listdir(tmp_path) == []
-    (tmp_path / f"hub.tmp-{dead_pid()}").mkdir()  # a killed exporter's
-    (tmp_path / f"hub.old-{dead_pid()}").mkdir()  # one killed while swapping its output into place
+    for leftover in (f"hub.tmp-{dead_pid()}", f"hub.old-{dead_pid()}"):  # killed writing, killed swapping into place
+        (tmp_path / leftover).mkdir()
+        (tmp_path / leftover / MARKER).write_text('{"command": "export_to_tfhub.py", "files": []}')
+    mine = tmp_path / f"hub.tmp-{dead_pid()}"  # a user's folder of that shape, without the marker: not ours
+    (mine / "notes").mkdir(parents=True)
     with writing(str(tmp_path / "hub"), "export_to_tfhub.py", "--export_path") as tmp:
         open(os.path.join(tmp, "f"), "w").write("whole")
-    assert os.listdir(tmp_path) == ["hub"]
+    assert sorted(os.listdir(tmp_path)) == ["hub", mine.name]
     assert sorted(os.listdir(tmp_path / "hub")) == [MARKER, "f"]
     assert (tmp_path / "hub" / "f").read_text() == "whole"
 
@@ -281,3 +284,24 @@ def test_divergence_beyond_a_sane_loss_stops_before_the_checkpoint(tmp_path):
                          "--learning_rate or raise the warmup steps and rerun")
     assert (out / "model.ckpt-1.index").exists()
     assert not (out / "model.ckpt-2.index").exists()
+
+
+@pytest.mark.slow
+def test_export_to_tfhub_terminated_removes_its_temporary_and_says_so_in_one_line(tmp_path):
+    """SIGTERM (kill, docker stop, a scheduler's time limit) while an export is written: the command unwinds, its
+    temporary is removed, one line on stderr, exit status 130; nothing else is left."""
+    from tests.test_weights_formats import FIXTURES
+
+    process = start("export_to_tfhub.py", f"--albert_directory={os.path.join(FIXTURES, 'hf_pretraining')}",
+                    f"--export_path={tmp_path / 'hub'}", "--seq_length=12")
+    deadline = time.time() + 120
+    while not [n for n in os.listdir(tmp_path) if ".tmp-" in n]:
+        assert time.time() < deadline and process.poll() is None
+        time.sleep(0.01)
+    time.sleep(1.0)
+    os.kill(process.pid, signal.SIGTERM)
+    _, stderr = process.communicate(timeout=120)
+    assert (process.returncode, stderr.splitlines()) == (130, [
+        "export_to_tfhub.py: interrupted; run the command again to finish (training resumes from its last "
+        "checkpoint)"])
+    assert os.listdir(tmp_path) == []

@@ -123,8 +123,8 @@ def test_the_command_line_tool_shows_each_masks_words(exported):
         f"{p['token_str'] or repr('')} {p['score']:.3f}" for p in predictions)
         for m, ((a, b), predictions) in enumerate(zip([(4, 10), (24, 30)], expected))]
     assert result.stdout.splitlines() == lines
-    assert result.stderr.strip().splitlines()[-1] == ("fill_mask.py: text 2: no [MASK] in the text; write [MASK] "
-                                                      "where the word to fill is")
+    assert result.stderr.strip().splitlines()[-1] == ("fill_mask.py: error: text 2: no [MASK] in the text; write "
+                                                      "[MASK] where the word to fill is")
     result = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "fill_mask.py"), str(out / "fill_mask"),
                              text, "--top_k=30001"], capture_output=True, text=True, env=env, timeout=300, cwd="/")
     assert (result.returncode, result.stderr.strip().splitlines()[-1]) == (

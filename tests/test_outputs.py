@@ -63,11 +63,13 @@ def user_files_intact(root, planted: dict):
 
 def earlier_like(files: dict, written: dict) -> bool:
     """Whether an unmarked directory holding `files` counts as an earlier output of a command writing `written`
-    (the rule for outputs of versions before the marker: only names such outputs hold, all among the new ones)."""
+    (the rule for outputs of versions before the marker: only names such outputs hold, laid out as the new output
+    -- the same names at its top -- and every file among the new ones)."""
     import fnmatch
 
     tops = {path.split(os.sep)[0] for path in files}
     return (all(any(fnmatch.fnmatch(top, p) for p in outputs.EARLIER_OUTPUTS) for top in tops)
+            and tops == {path.split(os.sep)[0] for path in written if path != outputs.MARKER}
             and set(files) <= set(written))
 
 
@@ -164,7 +166,8 @@ def test_an_output_holding_the_input_is_refused(tmp_path):
     with pytest.raises(AlbertError, match=r"^--output \S+/run holds \S+/run/model, an input of this command: write "
                                           r"the output into a new directory$"):
         outputs.check(str(tmp_path / "run"), "albert.convert --to=release", "--output", (str(model),))
-    with pytest.raises(AlbertError, match=r"^--output \S+/model is \S+/model, an input of this command"):
+    with pytest.raises(AlbertError, match=r"^--output \S+/model is an input of this command: write the output into a "
+                                          r"new directory$"):
         outputs.check(str(model), "albert.convert --to=release", "--output", (str(model),))
     outputs.check(str(model / "converted"), "albert.convert --to=release", "--output", (str(model),))  # inside: yes
 
@@ -177,6 +180,27 @@ def test_a_refusal_names_the_directory_and_its_files(tmp_path):
         outputs.check(str(target), "run_classifier.py --export_dir", "--export_dir")
     assert str(e.value) == (f"--export_dir {target} holds files this command did not write (b.txt, c.txt, d.txt, "
                             "data/a.csv, e.txt and 1 more): pass a new or empty directory (nothing was written)")
+
+
+def test_a_users_file_named_as_an_output_file_is_not_taken_for_an_earlier_output(tmp_path):
+    """A folder holding only the user's own `saved_model.pb` (or model.tflite) is not an earlier export: refused at
+    the last moment, the user's file byte-identical."""
+    target = tmp_path / "export"
+    plant(str(target), {"saved_model.pb": b"mine"})
+    with pytest.raises(AlbertError, match=r"holds files this command did not write \(saved_model.pb\)"):
+        with outputs.writing(str(target), "model.export", "filepath") as out:
+            write_output(out, {"saved_model.pb": b"1", "variables/v": b"2", "fingerprint.pb": b"3"})
+    assert tree_digest(str(tmp_path)) == {"export/saved_model.pb": tree_digest(str(target))["saved_model.pb"]}
+    assert (target / "saved_model.pb").read_bytes() == b"mine"
+
+
+def test_an_output_named_by_a_link_goes_where_the_link_points_and_the_link_stays(tmp_path):
+    (tmp_path / "v1").mkdir()
+    os.symlink("v1", tmp_path / "latest")
+    with outputs.writing(str(tmp_path / "latest"), "model.export", "filepath") as out:
+        write_output(out, {"saved_model.pb": b"1"})
+    assert os.readlink(tmp_path / "latest") == "v1" and sorted(os.listdir(tmp_path)) == ["latest", "v1"]
+    assert sorted(os.listdir(tmp_path / "v1")) == [outputs.MARKER, "saved_model.pb"]
 
 
 def test_writers_nest_into_one_output_moved_whole(tmp_path):

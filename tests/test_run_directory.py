@@ -110,6 +110,31 @@ def test_another_task_class_starts_its_head_fresh_from_a_run(runs):
     assert model.load_report.missing and all("squad" in name or "cls" in name for name in model.load_report.missing)
 
 
+def test_another_tasks_run_without_num_labels_is_one_line(runs):
+    from albert import AlbertClassifier
+
+    with pytest.raises(AlbertError) as e:
+        AlbertClassifier.from_pretrained(runs["tagger"])
+    assert str(e.value) == (f"AlbertClassifier.from_pretrained: {runs['tagger']} is a run_ner.py run (token "
+                            "classification (NER), task ner); pass num_labels= to start a fresh head on its encoder")
+    assert AlbertClassifier.from_pretrained(runs["tagger"], num_labels=2).labels is None
+
+
+def test_a_conversion_keeps_the_runs_labels(runs, tmp_path):
+    from albert import AlbertClassifier
+    from albert.export.conversion import convert
+
+    convert(runs["classifier"], str(tmp_path / "hf"), "huggingface")
+    with open(tmp_path / "hf" / "config.json") as f:
+        config = json.load(f)
+    assert config["id2label"] == {"0": "negative", "1": "neutral", "2": "positive"}
+    assert config["label2id"] == {"negative": 0, "neutral": 1, "positive": 2}
+    assert AlbertClassifier.from_pretrained(str(tmp_path / "hf")).labels == LABELS  # and back, from id2label
+    convert(runs["classifier"], str(tmp_path / "release"), "release")
+    record = read_record(str(tmp_path / "release"))
+    assert (record.labels, record.preprocessing["spm_model_file"]) == (LABELS, "30k-clean.model")
+
+
 def test_a_record_not_written_by_a_run_is_one_line(tmp_path):
     (tmp_path / RECORD).write_text('{"model_class": "AlbertClassifier", "task": "own", "labels": [1, 2]}')
     with pytest.raises(AlbertError) as e:

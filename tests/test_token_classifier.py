@@ -58,6 +58,9 @@ def test_predict_checks_each_word_and_no_sentences_are_no_tags():
     assert model.predict([]) == []
     for x, keywords, message in [
             ([["the", None]], {}, "AlbertTokenClassifier.predict: x[0][1] is None, not a string"),
+            (["EU rejects"], {}, "AlbertTokenClassifier.predict: x[0] is the string 'EU rejects', not a sentence as "
+                                 "a list of words; pass [text.split() for text in texts] (one tag per word comes "
+                                 "back)"),
             ([["the"], "a of"], {}, "AlbertTokenClassifier.predict: x[1] is 'a of', not a list of strings"),
             ([["the"]], {"batch_size": 0}, "AlbertTokenClassifier.predict: batch_size must be a whole number of at "
                                            "least 1 (or None: the default), got 0")]:

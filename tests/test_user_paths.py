@@ -204,7 +204,8 @@ def test_publishing_chain_run_classifier_to_huggingface(world):
     out, hf = spec["run_dir"], os.path.join(world["root"], "published")
     assert {"albert_config.json", "sp.model", "sp.vocab", "model.ckpt-best.index"} <= set(os.listdir(out))
     run("albert.convert", f"--input={out}", f"--output={hf}", "--to=huggingface")
-    assert sorted(os.listdir(hf)) == ["config.json", "model.safetensors", "spiece.model", "tokenizer_config.json"]
+    assert sorted(os.listdir(hf)) == [".albert-output.json", "config.json", "model.safetensors", "spiece.model",
+                                      "tokenizer_config.json"]
     written = read_safetensors(os.path.join(hf, "model.safetensors"))
     reference = read_safetensors(os.path.join(FIXTURES, "weights", "hf_classifier", "model.safetensors"))
     # The fixture has 2 groups of 2 inner layers, this run's config 1 of 1: the same names for group 0, layer 0.

@@ -16,7 +16,7 @@ from classify import OneLineParser, import_tensorflow_quietly, read_stdin, refus
 
 
 def main(argv=None):
-    parser = OneLineParser(prog="answer.py", description=__doc__.split("\n")[0])
+    parser = OneLineParser(prog="answer.py", description=" ".join(__doc__.split("\n\n")[0].split()))
     parser.add_argument("export_dir", help="the raw-text SQuAD SavedModel (run_squad.py's EXPORT_DIR/text)")
     parser.add_argument("question", help="the question")
     parser.add_argument("context", help="the text the answer is to be found in ('-': read it from stdin)")

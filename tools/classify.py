@@ -124,7 +124,7 @@ def import_tensorflow_quietly():
 
 
 def main(argv=None):
-    parser = OneLineParser(prog="classify.py", description=__doc__.split("\n")[0])
+    parser = OneLineParser(prog="classify.py", description=" ".join(__doc__.split("\n\n")[0].split()))
     parser.add_argument("export_dir", help="a run_classifier.py --export_dir SavedModel")
     parser.add_argument("text_a", help="the sentence (the first of a pair; '-': read it from stdin)")
     parser.add_argument("text_b", nargs="?", help="the second sentence, for a pair task ('-': read it from stdin)")

@@ -18,7 +18,7 @@ from classify import OneLineParser, import_tensorflow_quietly, read_stdin, refus
 
 
 def main(argv=None):
-    parser = OneLineParser(prog="fill_mask.py", description=__doc__.split("\n")[0])
+    parser = OneLineParser(prog="fill_mask.py", description=" ".join(__doc__.split("\n\n")[0].split()))
     parser.add_argument("export_dir", help="the fill_mask SavedModel of export_to_tfhub.py (OUT/fill_mask)")
     parser.add_argument("texts", nargs="+", help="texts holding [MASK] where a word is missing ('-': each line of "
                         "stdin a text)")
@@ -52,7 +52,7 @@ def main(argv=None):
     for b, text in enumerate(texts):
         error = out["errors"][b].decode()
         if error:
-            print(f"fill_mask.py: text {b + 1}: {error}", file=sys.stderr)
+            print(f"fill_mask.py: error: text {b + 1}: {error}", file=sys.stderr)
             failed += 1
             continue
         print(text)

@@ -7,8 +7,11 @@ sentence-order heads and global_step, as the original export_checkpoints.py did.
 --albert_directory holds albert_config.json, the SentencePiece .model and the checkpoint (original or ours).
 """
 
+import os
+
 from albert.export.options import CheckpointExport
 from albert.ground import cli
+from albert.ground.errors import AlbertError
 from albert.ground.settings_flags import define
 from albert.ground.validators import check_output_path
 from albert.hub.resolve import resolve
@@ -25,6 +28,10 @@ def main(argv):
     check_output_path("export_path", s.export_path, (s.albert_directory,))
     directory = resolve(s.albert_directory)
     check_output_path("export_path", s.export_path, (directory,))
+    inside = os.path.realpath(s.export_path).startswith(os.path.realpath(directory) + os.sep)
+    if inside and os.path.exists(s.export_path + ".index"):
+        raise AlbertError(f"--export_path {s.export_path} is a checkpoint of --albert_directory {directory}, the "
+                          "input: write the export under another name")
     from albert.export.hub import export_release_checkpoint  # TensorFlow loads here, once the flags are checked
 
     print(export_release_checkpoint(directory, s.export_path, s.checkpoint_name, s.spm_model_file))

@@ -23,11 +23,13 @@ def main(argv=None, prog: str | None = None) -> int:
     source.add_argument("--preset", choices=sorted(PRESETS), help="a released configuration")
     source.add_argument("--batch_table", action="store_true",
                         help="the largest training batch of base/large/xlarge/xxlarge (v2) at --seq_length")
-    parser.add_argument("--batch_size", type=int, default=8)
+    parser.add_argument("--batch_size", type=int, default=8,
+                        help="sequences per training step, for the memory estimate (default: 8)")
     parser.add_argument("--seq_length", type=int, default=None,
                         help=f"tokens per sequence (default: {SEQ_LENGTH}, or the config's max_position_embeddings "
                         "when it is smaller)")
-    parser.add_argument("--precision", choices=PRECISIONS, default="fp32")
+    parser.add_argument("--precision", choices=PRECISIONS, default="fp32",
+                        help="the training precision the memory estimate assumes (default: fp32)")
     args = parser.parse_args(argv)
     if args.batch_table:
         args.seq_length = SEQ_LENGTH if args.seq_length is None else args.seq_length

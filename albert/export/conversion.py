@@ -9,6 +9,7 @@ name and moved into place (albert.ground.outputs: over nothing, an empty directo
 same kind, never over a directory holding other files); a bad input is one line and exit status 2.
 """
 
+import dataclasses
 import json
 import os
 import shutil
@@ -24,6 +25,7 @@ from albert.model.loading import CLASSES
 from albert.model.sizing import check_weights_fit
 from albert.ground.rundir import BEST_CHECKPOINT
 from albert.weights import huggingface
+from albert.weights.run_record import read_record, write_record
 from albert.weights.formats import ARGUMENTS, check_vocabulary, read_model_directory
 from albert.weights.heads import LABELLED, heads_of
 from albert.weights.loader import load_located
@@ -63,6 +65,16 @@ def write_release(model, files: dict, directory: str):
     if files.spm_vocab:
         shutil.copyfile(files.spm_vocab, os.path.join(directory, "30k-clean.vocab"))
     save_original_checkpoint(model, os.path.join(directory, BEST_CHECKPOINT))
+    record = _own_record(model, files)
+    if record is not None:  # a fine-tuning run's task, labels and preprocessing travel with its weights
+        preprocessing = dict(record.preprocessing, spm_model_file="30k-clean.model")
+        write_record(directory, dataclasses.replace(record, preprocessing=preprocessing))
+
+
+def _own_record(model, files):
+    """The run record of the source directory when it describes `model`'s task (a fine-tuning run's), else None."""
+    record = read_record(files.path)
+    return record if record is not None and record.model_class == type(model).__name__ else None
 
 
 def write_huggingface(model, files: dict, directory: str, architecture: str | None = None):
@@ -75,8 +87,9 @@ def write_huggingface(model, files: dict, directory: str, architecture: str | No
                           "convert it --to=release, or pick --architecture AlbertModel for its encoder")
     base = huggingface.read_config(files.weights) if files.format == "huggingface" else None
     labels = getattr(model, "num_labels", None)
+    record = _own_record(model, files)
     config = huggingface.config_to_dict(encoder_of(model).config, architecture, labels, base,
-                                        getattr(model, "dropout_prob", None))
+                                        getattr(model, "dropout_prob", None), record and record.labels)
     tensors = huggingface.state_dict(model, architecture)
     save_file(tensors, os.path.join(directory, huggingface_files.WEIGHT_FILES[0]), metadata={"format": "pt"})
     with open(os.path.join(directory, huggingface_files.CONFIG), "w") as f:

@@ -21,9 +21,10 @@ import errno
 import fnmatch
 import json
 import os
+import re
 import shutil
 
-from albert.ground.atomic import remove_leftovers
+from albert.ground.atomic import alive
 from albert.ground.errors import AlbertError
 from albert.ground.paths import is_remote
 from albert.ground.validators import check_parent_writable
@@ -87,8 +88,9 @@ def _refuse_always(path: str, name: str, inputs):
                               f"(e.g. {os.path.join(path, 'export')})")
     for source in inputs:
         if source and not is_remote(source) and _within(os.path.realpath(source), real):
-            raise AlbertError(f"{name} {path} {'is' if os.path.realpath(source) == real else 'holds'} {source}, an "
-                              "input of this command: write the output into a new directory")
+            what = "is" if os.path.realpath(source) == real else f"holds {source},"
+            raise AlbertError(f"{name} {path} {what} an input of this command: write the output into a new "
+                              "directory")
     if os.path.exists(path) and not os.path.isdir(path):
         raise AlbertError(f"{name} {path} is a file; pass a directory")
 
@@ -107,7 +109,14 @@ def _others(path: str, command: str, new_files: list | None) -> list:
     if new_files is None:
         return [f for f in present
                 if not any(fnmatch.fnmatch(f.split(os.sep)[0].rstrip("/"), p) for p in EARLIER_OUTPUTS)]
-    return [f for f in present if f not in set(new_files)]
+    written = [f for f in new_files if f != MARKER]
+    if _tops(present) != _tops(written):  # not laid out as this command's output: a user's files of those names
+        return present
+    return [f for f in present if f not in set(written)]
+
+
+def _tops(files: list) -> set:
+    return {f.split(os.sep)[0].rstrip("/") for f in files}
 
 
 def _refusal(path: str, name: str, command: str, others: list) -> AlbertError:
@@ -146,20 +155,24 @@ def writing(path: str, command: str, name: str, inputs=()):
         os.makedirs(path, exist_ok=True)
         yield path
         return
+    if os.path.islink(path):
+        path = os.path.realpath(path)  # a link is the user's: the output goes where it points, the link stays
     check(path, command, name, inputs)
     parent = os.path.dirname(os.path.abspath(path))
     os.makedirs(parent, exist_ok=True)
     base = os.path.basename(os.path.abspath(path))
-    remove_leftovers(parent, base + ".tmp-")
-    remove_leftovers(parent, base + ".old-")
+    _remove_stale(parent, base)
     tmp = os.path.join(parent, f"{base}.tmp-{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
+    if os.path.lexists(tmp):
+        raise AlbertError(f"{name} {path}: {tmp} is in the way (this process's temporary name); move it")
     os.makedirs(tmp)
     _writing.append(tmp)
     try:
+        with open(os.path.join(tmp, MARKER), "w", encoding="utf-8") as f:
+            json.dump({"command": command, "files": []}, f)  # whose temporary this is, should the writer die
         yield tmp
         _writing.remove(tmp)
-        written = _files(tmp)
+        written = [f for f in _files(tmp) if f != MARKER]
         with open(os.path.join(tmp, MARKER), "w", encoding="utf-8") as f:
             json.dump({"command": command, "files": written}, f, indent=1)
             f.write("\n")
@@ -168,6 +181,19 @@ def writing(path: str, command: str, name: str, inputs=()):
         if tmp in _writing:
             _writing.remove(tmp)
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _remove_stale(parent: str, base: str):
+    """Remove what a killed writer of `base` left beside it: `<base>.tmp-<pid>` and `<base>.old-<pid>` directories
+    of a process no longer running that hold this module's marker (a directory of that name without it is not
+    ours, and stays)."""
+    pattern = re.compile(re.escape(base) + r"\.(?:tmp|old)-(\d+)")
+    for entry in os.listdir(parent):
+        match = pattern.fullmatch(entry)
+        target = os.path.join(parent, entry)
+        if (match and int(match.group(1)) != os.getpid() and not alive(int(match.group(1)))
+                and os.path.isdir(target) and not os.path.islink(target) and _marker(target) is not None):
+            shutil.rmtree(target, ignore_errors=True)
 
 
 def _move_into_place(tmp: str, path: str, name: str, command: str, written: list):
@@ -180,6 +206,8 @@ def _move_into_place(tmp: str, path: str, name: str, command: str, written: list
         os.replace(tmp, path)
         return
     old = f"{path}.old-{os.getpid()}"
+    if os.path.lexists(old):
+        raise AlbertError(f"{name} {path}: {old} is in the way (this process's name for the earlier output); move it")
     try:
         os.replace(path, old)
     except OSError as e:

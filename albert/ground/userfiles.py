@@ -105,10 +105,21 @@ def decode(data: bytes, path: str, encoding: str = "utf-8", fix: str = UTF8_FIX)
     except UnicodeDecodeError as e:
         line = line_of(data[:e.start].decode(name, "replace"), None)
         said = "UTF-8" if name == "utf-8" else name
+        if fix == ENCODING_FIX:
+            fix = f"pass the file's encoding with --encoding (e.g. --encoding={likely_encoding(data)})"
         raise AlbertError(f"{where(path, line)}: byte 0x{data[e.start]:02x} is not {said} text; {fix}") from None
     if name not in _NO_SURROGATES:
         check_no_surrogate(text, path)
     return text.removeprefix("\ufeff")
+
+
+def likely_encoding(data: bytes) -> str:
+    """The encoding a file that is not UTF-8 most likely has, for a message's example: UTF-16 (a byte order mark,
+    or a NUL in every other byte of ASCII text), cp1252 (Windows: bytes 0x80-0x9f, its curly quotes and dashes),
+    else latin-1."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")) or data[:200].count(0) * 3 >= len(data[:200]) > 0:
+        return "utf-16"
+    return "cp1252" if any(0x80 <= byte <= 0x9f for byte in data) else "latin-1"
 
 
 _NO_SURROGATES = {"utf-8", "utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-32-be", "utf-8-sig",

@@ -17,6 +17,7 @@ from albert.model.preprocessor import DEFAULT_SEQ_LENGTH, AlbertPreprocessor
 from albert.model.sizing import check_weights_fit
 from albert.ground.rundir import BEST_CHECKPOINT
 from albert.weights.formats import check_vocabulary, read_model_directory
+from albert.weights import huggingface
 from albert.weights.heads import heads_of
 from albert.weights.loader import load_located
 from albert.weights.run_record import read_record
@@ -56,6 +57,10 @@ class FromPretrained:
             seq_length = min(recorded.get("max_seq_length", DEFAULT_SEQ_LENGTH), config.max_position_embeddings)
         for name, value in _fixed_arguments(cls, files, record if own else None).items():
             arguments.setdefault(name, value)
+        if "num_labels" in getattr(cls, "config_arguments", ()) and "num_labels" not in arguments:
+            held = f"is {record.describe()}" if record is not None else f"holds no {cls.__name__} head"
+            raise AlbertError(f"{cls.__name__}.from_pretrained: {directory} {held}; pass num_labels= to start a "
+                              "fresh head on its encoder")
         if seq_length < 3:
             raise AlbertError(f"{cls.__name__}.from_pretrained: seq_length {seq_length} leaves no room for a piece "
                               "between [CLS] and [SEP]; pass at least 3")
@@ -67,11 +72,17 @@ class FromPretrained:
                         ", ".join(model.load_report.missing))
         model.preprocessor = AlbertPreprocessor(files.spm_model, seq_length=seq_length,
                                                 do_lower_case=do_lower_case, name="preprocessor")
-        if own and record.labels is not None and hasattr(model, "labels"):
-            model.labels = record.labels
+        labels = record.labels if own else _config_labels(files) if record is None else None
+        if labels is not None and hasattr(model, "labels") and len(labels) == getattr(model, "num_labels", -1):
+            model.labels = labels
         if own and recorded.get("doc_stride") and hasattr(model, "doc_stride"):
             model.doc_stride = recorded["doc_stride"]
         return model
+
+
+def _config_labels(files) -> tuple | None:
+    """The label names a Hugging Face config.json gives (id2label), or None."""
+    return huggingface.label_names(huggingface.read_config(files.weights)) if files.format == "huggingface" else None
 
 
 def _fixed_arguments(cls, files, record) -> dict:

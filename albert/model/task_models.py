@@ -18,7 +18,7 @@ from albert.data.features import PACKED_INPUTS
 from albert.data.fill_mask import MAX_MASKS, masked_inputs, predictions
 from albert.data.token_windows import padded, sentence_windows, word_tags
 from albert.ground import arguments
-from albert.ground.errors import AlbertError
+from albert.ground.errors import AlbertError, shown
 from albert.model import answering, heads
 from albert.model.encoder import AlbertEncoder
 from albert.model.from_pretrained import FromPretrained
@@ -216,6 +216,9 @@ class AlbertTokenClassifier(_EncoderWithHeads):
     def predict(self, x, batch_size=None, **kwargs):
         """Keras predict; on a list of sentences (each a list of words) one tag per word (names when `labels` is set,
         else ids), each word read at its first piece in the window where it has the most context; no sentences: []."""
+        if isinstance(x, (list, tuple)) and x and isinstance(x[0], str):
+            raise AlbertError(f"{type(self).__name__}.predict: x[0] is the string {shown(x[0])}, not a sentence as a "
+                              "list of words; pass [text.split() for text in texts] (one tag per word comes back)")
         if not isinstance(x, (list, tuple)) or (x and not isinstance(x[0], (list, tuple))):  # not sentences of words
             return super().predict(x, batch_size=batch_size, **kwargs)
         where = f"{type(self).__name__}.predict"

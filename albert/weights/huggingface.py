@@ -140,14 +140,27 @@ def architecture_of(values: dict) -> str | None:
     return names[0] if names else None
 
 
+def label_names(values: dict) -> tuple | None:
+    """The label names of a config.json's id2label in logits order, or None (none, or transformers' LABEL_<i>)."""
+    names = values.get("id2label")
+    if not isinstance(names, dict) or not names:
+        return None
+    try:
+        ordered = tuple(str(names[key]) for key in sorted(names, key=int))
+    except (TypeError, ValueError):
+        return None
+    return None if ordered == tuple(f"LABEL_{i}" for i in range(len(ordered))) else ordered
+
+
 def num_labels(values: dict) -> int:
     return len(values["id2label"]) if values.get("id2label") else values.get("num_labels", 2)
 
 
 def config_to_dict(config, architecture: str, labels: int | None = None, base: dict | None = None,
-                   classifier_dropout: float | None = None) -> dict:
+                   classifier_dropout: float | None = None, label_names: tuple | None = None) -> dict:
     """The `config.json` transformers writes for `config` and `architecture`; keys of `base` (a source
-    config.json) that do not describe the network -- label names, token ids, problem_type -- are kept."""
+    config.json) that do not describe the network -- label names, token ids, problem_type -- are kept.
+    `label_names` (a fine-tuning run's, in logits order) become id2label / label2id."""
     if config.sharing != "all":
         raise AlbertError(f"sharing {config.sharing!r} has no Hugging Face form (transformers shares whole "
                           "blocks by group); write the release layout instead")
@@ -158,7 +171,10 @@ def config_to_dict(config, architecture: str, labels: int | None = None, base: d
                transformers_version=CHECKED_TRANSFORMERS_VERSION)
     if classifier_dropout is not None:
         out["classifier_dropout_prob"] = classifier_dropout
-    if labels is not None and labels != 2 and "id2label" not in (base or {}):
+    if label_names:
+        out["id2label"] = {str(i): name for i, name in enumerate(label_names)}
+        out["label2id"] = {name: i for i, name in enumerate(label_names)}
+    elif labels is not None and labels != 2 and "id2label" not in (base or {}):
         out["id2label"] = {str(i): f"LABEL_{i}" for i in range(labels)}
         out["label2id"] = {f"LABEL_{i}": i for i in range(labels)}
     return out

@@ -29,7 +29,7 @@ _SHAPE_CAUSES = [
     (r"ffn_1", "intermediate_size / hidden_size"),
     (r"cls/predictions/output_bias", "vocab_size"),
     (r"cls/predictions", "embedding_size / hidden_size"),
-    (r"^output_|cls/squad|cls/token", "the number of labels of the task, or hidden_size"),
+    (r"^output_|cls/squad|cls/token", "number of labels (another task's head), or hidden_size"),
 ]
 _OPTIMIZER_SLOT = re.compile(r"(/adam_[mv]$|lamb_[mv]|/Adam(_\d+)?$|AdamWeightDecayOptimizer|^global_step$)")
 
