@@ -69,7 +69,8 @@ def test_a_failed_run_leaves_no_directory_and_a_file_is_refused(tmp_path):
     result = run("run_classifier.py", f"--output_dir={out}", "--task_name=MRPC")  # no model, no --data_dir
     assert result.returncode == 2
     assert (result.stderr.strip().splitlines() == [
-        "run_classifier.py: error: --albert_config_file is required"])
+        "run_classifier.py: error: --albert_config_file is required: pass it, or --init_checkpoint naming a model "
+        "directory, or an --output_dir of a finished run (its albert_config.json)"])
     assert os.listdir(tmp_path) == []
     (tmp_path / "file").write_text("x")
     result = run("run_pretraining.py", f"--output_dir={tmp_path / 'file'}")

@@ -150,6 +150,8 @@ def _inside_an_output(path: str) -> bool:
 def writing(path: str, command: str, name: str, inputs=()):
     """Yield the directory to write `command`'s output in: a temporary beside `path`, moved into place when the
     block succeeds (with the marker), removed when it fails; inside an output being written, `path` itself."""
+    if not os.fspath(path):
+        raise AlbertError(f"{name} is empty; pass the directory to write")
     path = os.fspath(path).rstrip("/") or "/"
     if _inside_an_output(path):
         os.makedirs(path, exist_ok=True)

@@ -18,6 +18,8 @@ INIT_CHECKPOINT_HELP = ("Warm start from any model reference: a checkpoint (orig
                         "--albert_config_file and --spm_model_file when they are not passed.")
 CONFIG_HELP = ("Model config JSON, unless --init_checkpoint has one: a model directory holds its config "
                "(albert_config.json, or config.json).")
+CONFIG_WHY = ("pass it, or --init_checkpoint naming a model directory, or an --output_dir of a finished run (its "
+              "albert_config.json)")
 OPTIMIZERS = ("adamw", "lamb")
 TRAIN_STEP = 1000  # --train_step of run_classifier.py and run_ner.py when neither it nor --num_train_epochs is given
 EPOCHS_HELP = ("Epochs over your --train_file, instead of --train_step. The steps are its {what} x epochs / "
@@ -141,7 +143,7 @@ def parse_seeds(name: str, text: str) -> tuple:
 class PretrainingRun(Settings):
     """run_pretraining.py's settings."""
 
-    albert_config_file: str = setting(help=CONFIG_HELP, group="model")
+    albert_config_file: str = setting(help=CONFIG_HELP, group="model", why=CONFIG_WHY)
     input_file: str = setting(help="Pretraining TFRecords (create_pretraining_data.py's), comma-separated globs.",
                               group="inputs")
     output_dir: str = setting(help="Checkpoints, summaries and eval results.", group="inputs")
@@ -176,7 +178,7 @@ class GlueRun(FineTuningExport):
     model_class: ClassVar[str] = "AlbertClassifier"  # the task model its checkpoints hold
 
     output_dir: str = setting(help="Checkpoints, eval results and predictions.", group="inputs")
-    albert_config_file: str = setting(help=CONFIG_HELP, group="model")
+    albert_config_file: str = setting(help=CONFIG_HELP, group="model", why=CONFIG_WHY)
     task_name: str | None = setting(None, "The GLUE task (cola, mnli, mismnli, mrpc, rte, sst-2, sts-b, qqp, qnli, "
                                     "wnli or ax) with --data_dir; or leave it out and pass your own --train_file / "
                                     "--dev_file / --test_file.", group="inputs")
@@ -248,7 +250,7 @@ class SquadRun(FineTuningExport):
         """The task model its checkpoints hold."""
         return "AlbertSquadV2" if self.version_2_with_negative else "AlbertSquadV1"
 
-    albert_config_file: str = setting(help=CONFIG_HELP, group="model")
+    albert_config_file: str = setting(help=CONFIG_HELP, group="model", why=CONFIG_WHY)
     spm_model_file: str = setting(help="SentencePiece model.",
                                   why="SQuAD features align SentencePiece pieces with the text", group="model")
     output_dir: str = setting(help="Checkpoints, predictions and eval results.", group="inputs")
@@ -316,7 +318,7 @@ class RaceRun(FineTuningExport):
                                    "all.txt); required to train, evaluate or predict (not to export a run).",
                                    group="inputs")
     output_dir: str = setting(help="Checkpoints, eval results and predictions.", group="inputs")
-    albert_config_file: str = setting(help=CONFIG_HELP, group="model")
+    albert_config_file: str = setting(help=CONFIG_HELP, group="model", why=CONFIG_WHY)
     spm_model_file: str | None = setting(None, "SentencePiece model.", group="model")
     vocab_file: str | None = setting(None, "WordPiece vocabulary (when --spm_model_file is empty).", group="model")
     train_file: str | None = setting(None, "Train feature TFRecord (default output_dir/train.tf_record; built once).",
@@ -359,7 +361,7 @@ class NerRun(FineTuningExport):
     model_class: ClassVar[str] = "AlbertTokenClassifier"  # the task model its checkpoints hold
 
     output_dir: str = setting(help="Checkpoints, eval results and predictions.", group="inputs")
-    albert_config_file: str = setting(help=CONFIG_HELP, group="model")
+    albert_config_file: str = setting(help=CONFIG_HELP, group="model", why=CONFIG_WHY)
     spm_model_file: str | None = setting(None, "SentencePiece model.", group="model")
     vocab_file: str | None = setting(None, "WordPiece vocabulary (when --spm_model_file is empty).", group="model")
     init_checkpoint: str | None = setting(None, INIT_CHECKPOINT_HELP, group="model")
