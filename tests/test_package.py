@@ -159,6 +159,7 @@ def test_the_wheel_installs_a_command_for_every_script_run_from_outside_the_chec
     assert data.stdout.splitlines()[-1] == f"wrote {work / 'train.tfrecord'}"
     assert (work / "train.tfrecord").stat().st_size > 1000
     refused = run("albert-run-classifier", f"--output_dir={work / 'out'}", "--task_name=RTE")
-    assert (refused.returncode, refused.stderr) == (2, "albert-run-classifier: error: --albert_config_file is "
-                                                       "required\n")
+    assert (refused.returncode, refused.stderr) == (
+        2, "albert-run-classifier: error: --albert_config_file is required: pass it, or --init_checkpoint naming a "
+           "model directory, or an --output_dir of a finished run (its albert_config.json)\n")
     assert sorted(os.listdir(work)) == ["corpus.txt", "tiny.model", "tiny.vocab", "train.tfrecord"]

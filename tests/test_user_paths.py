@@ -29,10 +29,14 @@ TOLERANCE = 1e-5
 SEQ_LENGTH = {"pretraining": SEQ, "classifier": 24, "squad_v1": 48, "squad_v2": 48, "race": 24}
 # Every runner in fp32 and in bf16 (with --recompute); fp16 (loss scaling, another low-precision dtype through the
 # same float32 copy at export) on the runners with the most outputs to compare, a classifier and SQuAD 2.0.
+# Every runner in float32; bf16 with recompute and fp16 through the runners whose heads differ (the precision paths
+# are the shared training loop's: SQuAD 1.1 and RACE add no precision-specific code, and fp16 once is its loss
+# scaling, kept within the suite's 30 minutes).
 ROWS = [(runner, precision, recompute)
         for runner in ("pretraining", "classifier", "squad_v1", "squad_v2", "race")
         for precision, recompute in (("fp32", False), ("bf16", True), ("fp16", False))
-        if precision != "fp16" or runner in ("classifier", "squad_v2")]
+        if precision == "fp32" or (precision == "bf16" and runner in ("pretraining", "classifier", "squad_v2"))
+        or runner == "squad_v2"]
 
 
 def run(script, *args, timeout=300):
@@ -213,8 +217,10 @@ def test_publishing_chain_run_classifier_to_huggingface(world):
     with open(os.path.join(hf, "config.json")) as f, \
             open(os.path.join(FIXTURES, "weights", "hf_classifier", "config.json")) as g:
         config, fixture = json.load(f), json.load(g)
-    # Two labels are transformers' default, which it leaves out of config.json (the fixture has three).
-    assert sorted(config) == sorted(set(fixture) - {"id2label", "label2id"})
+    # The run's label names travel with it (RTE's, in the order the run recorded them).
+    assert sorted(config) == sorted(fixture)
+    assert config["id2label"] == {"0": "entailment", "1": "not_entailment"}
+    assert config["label2id"] == {"entailment": 0, "not_entailment": 1}
     assert config["architectures"] == ["AlbertForSequenceClassification"]
     assert config["hidden_size"] == 16
     best = tf.train.load_checkpoint(os.path.join(out, "model.ckpt-best"))
