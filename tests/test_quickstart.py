@@ -82,8 +82,8 @@ def test_the_quick_start_runs_as_written(tmp_path):
     assert max(float(f1) for f1 in re.findall(r"^f1 = (\S+)$", results, re.M)) >= 0.5
     printed = "".join(outputs)
     # tools/classify.py: one of the file's labels and a probability for each, summing to one
-    label, first, second = re.search(r"^prediction: (bad|good)  probabilities: ([0-9.]+) ([0-9.]+)$", printed,
-                                     re.M).groups()
+    label, first, second = re.search(r"^prediction: (bad|good)  probabilities: bad=([0-9.]+) good=([0-9.]+)$",
+                                     printed, re.M).groups()
     assert abs(float(first) + float(second) - 1) < 0.002
     assert (label == "good") == (float(second) > float(first))  # labels sorted: bad, good
     # the tagger: each sentence's words, each with one of the file's tags

@@ -149,6 +149,7 @@ def run(script, *args, cwd=None):
                           env=env, cwd=cwd, timeout=600)
 
 
+@pytest.mark.slow  # an export and a tool process; the other run-directory checks stay fast
 def test_exporting_a_run_needs_only_its_directory(runs, tmp_path):
     export = tmp_path / "export"
     result = run("run_classifier.py", f"--output_dir={runs['classifier']}", f"--export_dir={export}")
@@ -156,7 +157,13 @@ def test_exporting_a_run_needs_only_its_directory(runs, tmp_path):
     assert {"saved_model.pb", "model.tflite", ".albert-output.json"} <= set(os.listdir(export))
     served = run("tools/classify.py", str(export), "a fine film")
     assert served.returncode == 0, served.stderr[-2000:]
-    assert served.stdout.split()[0] == "prediction:" and served.stdout.split()[1] in LABELS
+    words = served.stdout.split()
+    assert words[0] == "prediction:" and words[1] in LABELS and words[2] == "probabilities:"
+    # each probability named by its label, in the run's (logits) order, summing to one
+    assert [w.split("=")[0] for w in words[3:]] == list(LABELS)
+    assert abs(sum(float(w.split("=")[1]) for w in words[3:]) - 1) < 0.003
+    with open(export / "assets" / "labels.json", encoding="utf-8") as f:
+        assert json.load(f) == list(LABELS)
 
 
 def test_predicting_with_a_run_needs_no_model_flags(runs, tmp_path):

@@ -4,6 +4,8 @@ imports only TensorFlow and tensorflow-text (no `albert`): what a user of the ex
     python tools/classify.py out/demo/classifier_serving "First sentence." "Second sentence."
     python tools/classify.py out/demo/classifier_serving - < review.txt        # the sentence from stdin
 
+It prints the predicted label and each label's probability: `prediction: good  probabilities: bad=0.120 good=0.880`.
+
 The texts (arguments and stdin) are read as UTF-8. Another task's export (SQuAD, RACE, NER, fill-mask, a TF Hub
 encoder or preprocessor) is one line saying what it is and which tool serves it; every mistake is one line on
 stderr, exit status 2. The helpers here (one-line errors, UTF-8 arguments and stdin, what an export is) are shared
@@ -11,6 +13,7 @@ by tools/answer.py and tools/fill_mask.py.
 """
 
 import argparse
+import json
 import os
 import sys
 
@@ -123,6 +126,19 @@ def import_tensorflow_quietly():
     return tf
 
 
+def label_names(export_dir: str, count: int) -> list:
+    """The label of each probability, from the export's assets/labels.json (albert.export.serving writes it); an
+    export without it (an earlier version's) or one that does not match gives `None` for each."""
+    try:
+        with open(os.path.join(export_dir, "assets", "labels.json"), encoding="utf-8") as f:
+            labels = json.load(f)
+    except (OSError, ValueError):
+        return [None] * count
+    if not isinstance(labels, list) or len(labels) != count or not all(isinstance(x, str) for x in labels):
+        return [None] * count
+    return labels
+
+
 def main(argv=None):
     parser = OneLineParser(prog="classify.py", description=" ".join(__doc__.split("\n\n")[0].split()))
     parser.add_argument("export_dir", help="a run_classifier.py --export_dir SavedModel")
@@ -161,7 +177,10 @@ def main(argv=None):
     prediction = prediction.decode() if isinstance(prediction, bytes) else float(prediction)
     line = f"prediction: {prediction}"
     if "probabilities" in outputs:
-        line += "  probabilities: " + " ".join(f"{p:.3f}" for p in outputs["probabilities"].numpy()[0])
+        probabilities = outputs["probabilities"].numpy()[0]
+        labels = label_names(args.export_dir, len(probabilities))
+        line += "  probabilities: " + " ".join(f"{label}={p:.3f}" if label is not None else f"{p:.3f}"
+                                               for label, p in zip(labels, probabilities))
     print(line)
     return 0
 

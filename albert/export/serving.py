@@ -2,7 +2,7 @@
 
 - classifier (run_classifier.py --export_dir): raw strings (`text_a`, and `text_b` for pair tasks) ->
   `probabilities`, `predictions` (label strings; the score for regression), `logits`; tokenized in the graph
-  (loading it needs `import tensorflow_text`).
+  (loading it needs `import tensorflow_text`); `assets/labels.json` names each probability (a JSON list).
 - SQuAD (run_squad.py) and RACE (run_race.py): packed int32 features -> the head's outputs.
 
 With --onnx_export, model.onnx (the packed endpoint, albert.export.onnx) beside model.tflite.
@@ -10,6 +10,7 @@ With --onnx_export, model.onnx (the packed endpoint, albert.export.onnx) beside 
 
 import json
 import os
+import tempfile
 
 import tensorflow as tf
 
@@ -22,6 +23,8 @@ from albert.export.savedmodel import encoder_inputs, int_spec, named_outputs, ro
 from albert.model.serialization import float32_copy
 from albert.tasks.squad import model_inputs, prediction_outputs
 from albert.text.graph_tokenizer import InGraphTokenizer
+
+LABELS_ASSET = "labels.json"  # the classifier's label names; tools/classify.py reads assets/labels.json (no albert)
 
 
 def export_classifier(model, sp_model_file: str, do_lower_case: bool, labels: list | None, pair: bool,
@@ -51,7 +54,13 @@ def export_classifier(model, sp_model_file: str, do_lower_case: bool, labels: li
 
     root.serve = tf.function(classify, input_signature=[spec])
     root.sp_model_file = tf.saved_model.Asset(sp_model_file)
-    return save(root, path, {"serving_default": root.serve})
+    with tempfile.TemporaryDirectory() as scratch:
+        if labels:  # the label of each probability, for a reader of the export (tools/classify.py)
+            labels_file = os.path.join(scratch, LABELS_ASSET)
+            with open(labels_file, "w", encoding="utf-8") as f:
+                json.dump([str(label) for label in labels], f, ensure_ascii=False)
+            root.labels_file = tf.saved_model.Asset(labels_file)
+        return save(root, path, {"serving_default": root.serve})
 
 
 def classifier_metadata(task_name: str, labels: list | None, pair: bool, seq_length: int, do_lower_case: bool,
