@@ -64,12 +64,22 @@ CASES = [
     ("pt", ["--strategy=multi_worker"], "--strategy multi_worker needs the TF_CONFIG environment variable"),
     ("pt", ["--train_batch_size=6", "--gradient_accumulation_steps=4"],
      "--train_batch_size 6 must divide evenly over 1 replica(s) x 4 accumulation step(s)"),
-    ("pt", ["--input_file={w}/empty.tfrecord"], "{w}/empty.tfrecord"),
-    ("pt", ["--input_file={w}/corpus.txt"], "{w}/corpus.txt"),
-    ("pt", ["--input_file={w}/truncated.tfrecord"], "{w}/truncated.tfrecord"),
-    ("pt", ["--max_seq_length=12"], "--max_seq_length"),
-    ("pt", ["--max_predictions_per_seq=3"], "--max_predictions_per_seq"),
-    ("pt", ["--albert_config_file={w}/small_vocab.json"], "vocab_size"),
+    # unusable records: before any step (an empty file used to spin forever)
+    ("pt", ["--input_file={w}/empty.tfrecord"], "{w}/empty.tfrecord: holds no records; pass pretraining records files "
+                                                "written by the data tools"),
+    ("pt", ["--input_file={w}/corpus.txt"], "{w}/corpus.txt: not a complete TFRecord file (record 1 at byte 0 has a "
+                                            "corrupt length header); rewrite it"),
+    ("pt", ["--input_file={w}/truncated.tfrecord"], "{w}/truncated.tfrecord: not a complete TFRecord file (truncated "
+                                                    "after 1205 records (3 stray bytes at the end)); rewrite it"),
+    ("pt", ["--input_file={w}/cut.tfrecord"], "{w}/cut.tfrecord: not a complete TFRecord file (truncated in record "
+                                              "2410 (the file ends 7 bytes early)); rewrite it"),
+    ("pt", ["--max_seq_length=12"], "{records}: its records hold `input_ids` of length 16, but --max_seq_length 12 "
+                                    "needs 12; pass --max_seq_length=16"),
+    ("pt", ["--max_predictions_per_seq=3"], "{records}: its records hold `masked_lm_positions` of length 2, but "
+                                            "--max_predictions_per_seq 3 needs 3; pass --max_predictions_per_seq=2"),
+    ("pt", ["--albert_config_file={w}/small_vocab.json"], "{records}: its records hold token id 62, outside "
+                                                          "vocab_size 20 of the config: they were made with another "
+                                                          "SentencePiece model"),
     ("pt", ["--output_dir={w}/notes.txt"], "{w}/notes.txt: --output_dir is a file"),
     ("pt", ["--output_dir={w}/notes.txt/sub"], "{w}/notes.txt/sub: cannot write to --output_dir"),
     ("pt", ["--output_dir={w}/readonly/sub"], "{w}/readonly/sub: cannot write to --output_dir"),

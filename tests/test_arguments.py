@@ -298,6 +298,7 @@ def test_a_tool_refuses_bytes_that_are_not_utf8_in_one_line(exports, tool, args,
     assert (status, out, err.decode()) == (2, b"", line + "\n")
 
 
+@pytest.mark.slow  # three tool processes; the refusals of other bytes stay fast
 def test_utf8_arguments_and_stdin_are_read_as_text(exports):
     """The same tool on UTF-8, as an argument and from stdin (a byte-order mark and the line end dropped): the text
     reaches the model (a stand-in classifier) and it answers."""

@@ -185,6 +185,7 @@ def world(tmp_path_factory, corpus_dir):
     assert result.returncode == 0, result.stderr[-2000:]
     data = open(records, "rb").read()
     write(f"{w}/truncated.tfrecord", data[:len(data) // 2 + 3], "wb")
+    write(f"{w}/cut.tfrecord", data[:len(data) - 7], "wb")  # the last record's payload ends 7 bytes early
     yield {"w": str(w), "records": records}
     os.chmod(f"{w}/readonly", 0o755)
 

@@ -186,6 +186,7 @@ def served(tmp_path_factory):
     return expected, json.loads((tmp / "served.json").read_text())
 
 
+@pytest.mark.slow  # the exports of `served`; test_squad_alignment.py's fast test holds the served answers to answer()
 @pytest.mark.parametrize("name", ["v1", "v2"])
 def test_served_answers_are_the_python_apis(served, sp_model, name):
     expected, report = served
@@ -217,6 +218,7 @@ def test_served_answers_are_the_python_apis(served, sp_model, name):
     assert any(not a.isascii() for a in answered) or name == "v2"
 
 
+@pytest.mark.slow  # the exports of `served`; test_squad_alignment.py's fast test holds the served answers to answer()
 def test_bad_requests_are_one_line_and_the_process_serves_on(served):
     _, report = served
     assert report["albert"] == []
@@ -228,6 +230,7 @@ def test_bad_requests_are_one_line_and_the_process_serves_on(served):
     assert report["again"] == report["v2"]["answer"][:2]
 
 
+@pytest.mark.slow  # the exports of `served`; test_squad_alignment.py's fast test holds the served answers to answer()
 def test_the_answer_tool(served):
     expected, report = served
     (v1_status, v1_line, _), (v2_status, v2_line, _), empty, not_squad = report["tool"]
