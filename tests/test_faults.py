@@ -87,6 +87,22 @@ def test_remove_leftovers_takes_only_a_dead_writers_files(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["a.tfrecord.tmp-" + str(alive), "b.tfrecord", "notes.tmp-x"]
 
 
+def test_remove_leftovers_keeps_a_users_lookalikes(tmp_path):
+    """A user's folder named like TensorFlow's `_temp` but holding their files, one named `_temp` without a
+    checkpoint's name, and a file whose `.tmp-<digits>` runs on into other letters stay; TensorFlow's own half-written
+    shard folder goes."""
+    dead = dead_pid()
+    (tmp_path / "data_temp").mkdir()
+    (tmp_path / "model.ckpt-3_temp").mkdir()
+    (tmp_path / "model.ckpt-3_temp" / "notes.txt").write_text("mine")
+    (tmp_path / "model.ckpt-4_temp").mkdir()
+    (tmp_path / "model.ckpt-4_temp" / "part-00000-of-00001.index").write_bytes(b"")
+    (tmp_path / f"report.tmp-{dead}x.txt").write_text("mine")
+    assert remove_leftovers(str(tmp_path), tf_temp=True) == ["model.ckpt-4_temp"]
+    assert sorted(os.listdir(tmp_path)) == ["data_temp", "model.ckpt-3_temp", f"report.tmp-{dead}x.txt"]
+    assert (tmp_path / "model.ckpt-3_temp" / "notes.txt").read_text() == "mine"
+
+
 def test_replacing_file_and_directory_leave_nothing_on_failure(tmp_path):
     target = tmp_path / "out.txt"
     with pytest.raises(RuntimeError):

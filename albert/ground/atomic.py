@@ -14,7 +14,12 @@ import signal
 
 from albert.ground.paths import is_remote, open_file
 
-_PID = re.compile(r"(?:\.tmp-|\.old-|\.spill-|\.corpus-)(\d+)")
+# The pid ends the name or is followed by `-` (tempfile's letters) or `.` (a suffix): `notes.tmp-2024x` is not ours.
+_PID = re.compile(r"(?:\.tmp-|\.old-|\.spill-|\.corpus-)(\d+)(?=$|[-.])")
+# TensorFlow's sharded save: `<checkpoint prefix>_temp/part-<i>-of-<n>.index / .data-...`; a folder of that name
+# holding anything else is a user's, and stays.
+_TF_TEMP = re.compile(r"[\w.-]*ckpt[\w.-]*_temp")
+_TF_PART = re.compile(r"part-\d+-of-\d+(?:\.index|\.data-\d+-of-\d+)?(?:\.tempstate\d+)?")
 
 
 def alive(pid: int) -> bool:
@@ -39,7 +44,7 @@ def remove_leftovers(directory: str, prefix: str = "", tf_temp: bool = False) ->
         match = _PID.search(name)
         stale = (match is not None and name.lstrip(".").startswith(prefix) and int(match.group(1)) != os.getpid()
                  and not alive(int(match.group(1))))
-        if tf_temp and name.endswith("_temp") and os.path.isdir(path):
+        if tf_temp and _TF_TEMP.fullmatch(name) and _holds_only_shards(path):
             stale = True
         if stale:
             if os.path.isdir(path):
@@ -49,6 +54,17 @@ def remove_leftovers(directory: str, prefix: str = "", tf_temp: bool = False) ->
                     os.remove(path)
             removed.append(name)
     return removed
+
+
+def _holds_only_shards(path: str) -> bool:
+    """A directory (not a link) whose every entry is a file of TensorFlow's sharded checkpoint save."""
+    if not os.path.isdir(path) or os.path.islink(path):
+        return False
+    try:
+        return all(_TF_PART.fullmatch(entry) and os.path.isfile(os.path.join(path, entry))
+                   for entry in os.listdir(path))
+    except OSError:
+        return False
 
 
 def die_with_parent():
