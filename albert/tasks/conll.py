@@ -12,7 +12,7 @@ import dataclasses
 import os
 import re
 
-from albert.ground import userfiles
+from albert.ground import user_json, userfiles
 from albert.ground.userfiles import LINE_END
 from albert.ground.errors import AlbertError, shown
 from albert.tasks.entities import check_tag, split_tag
@@ -93,7 +93,7 @@ def _jsonl(path: str, text: str, scheme: str, labelled: bool) -> list:
     if text.lstrip().startswith("["):
         raise AlbertError(f"{userfiles.where(path)}: a JSON array; run_ner.py reads JSON Lines, one sentence object "
                           "{\"tokens\": [...], \"tags\": [...]} on each line")
-    for number, value in userfiles.json_lines(text, path):
+    for number, value in user_json.json_lines(text, path):
         where = userfiles.where(path, number)
         if not isinstance(value, dict) or not isinstance(value.get("tokens"), list):
             raise AlbertError(f'{where}: a row is an object {{"tokens": [...], "tags": [...]}}')

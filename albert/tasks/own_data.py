@@ -16,7 +16,7 @@ import math
 import os
 import re
 
-from albert.ground import userfiles
+from albert.ground import user_json, userfiles
 from albert.ground.errors import AlbertError, shown, shown_path
 from albert.tasks.glue import InputExample
 from albert.weights.run_record import RECORD, read_record
@@ -71,10 +71,10 @@ def _records(path: str, text: str, kind: str, header: bool = True):
                 yield line, fields
         return
     if kind == "jsonl":
-        values = userfiles.json_lines(text, path, literal=True)
+        values = user_json.json_lines(text, path, literal=True)
         shape = "a JSON Lines row must be an object {\"column\": value}"
     else:
-        values = userfiles.json_array_items(text, path, "a .json file must hold one array of objects "
+        values = user_json.json_array_items(text, path, "a .json file must hold one array of objects "
                                             "[{\"column\": value}, ...]; for one object per line name it .jsonl",
                                             literal=True)
         shape = "a .json file holds objects {\"column\": value}; for one object per line name it .jsonl"
@@ -95,7 +95,7 @@ def _text(value, place: str, column: str) -> str | None:
                           "cell is one string or number")
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, userfiles.JsonNumber) and re.fullmatch(r"-?[0-9]+\.0+", value):
+    if isinstance(value, user_json.JsonNumber) and re.fullmatch(r"-?[0-9]+\.0+", value):
         value = value[:value.index(".")]
     text = str(value)  # a plain str, JsonNumbers included
     return text if text.strip() else None

@@ -13,7 +13,7 @@ from albert.ground.atomic import replacing_file
 from albert.data.example_proto import serialize_examples
 from albert.data.features import PACKED_INPUTS
 from albert.data.tfrecord import TFRecordWriter
-from albert.ground import userfiles
+from albert.ground import user_json, userfiles
 from albert.data.race_rows import choice_rows, option_text  # noqa: F401 (option_text: read from here too)
 from albert.ground.errors import AlbertError, shown
 
@@ -35,7 +35,7 @@ class RaceExample:
 
 def _articles(path: str):
     """(line number, JSON object) of a file: one object per line (all.txt) or one object in the whole file."""
-    return userfiles.json_values(userfiles.read_text(path, "RACE file"), path)
+    return user_json.json_values(userfiles.read_text(path, "RACE file"), path)
 
 
 def _strings(value) -> bool:

@@ -12,7 +12,7 @@ import dataclasses
 import json
 import os
 
-from albert.ground import userfiles
+from albert.ground import user_json, userfiles
 from albert.ground.atomic import replacing_files
 from albert.data import cache
 from albert.data.example_proto import serialize_examples
@@ -38,7 +38,7 @@ class SquadExample:
 
 
 def load_json(path: str, what: str = "SQuAD file"):
-    return userfiles.load_json(path, what)
+    return user_json.load_json(path, what)
 
 
 def read_examples(path: str, is_training: bool, data: dict | None = None, version_2: bool | None = None) -> list:

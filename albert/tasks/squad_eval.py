@@ -29,7 +29,8 @@ from albert.ground.atomic import write_text
 from albert.ground.cli import ArgumentParser
 from albert.ground.validators import check_output_path
 from albert.ground.errors import AlbertError, shown
-from albert.ground.userfiles import load_json, where
+from albert.ground.user_json import load_json
+from albert.ground.userfiles import where
 from albert.tasks import squad_file
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)

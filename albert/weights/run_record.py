@@ -12,7 +12,7 @@ import dataclasses
 import json
 import os
 
-from albert.ground import userfiles
+from albert.ground import user_json, userfiles
 from albert.ground.atomic import write_text
 from albert.ground.errors import AlbertError
 
@@ -82,7 +82,7 @@ def read_record(directory: str) -> RunRecord | None:
 
 
 def _read(path: str):
-    return userfiles.parse_json(userfiles.read_text(path, os.path.basename(path)), path)
+    return user_json.parse_json(userfiles.read_text(path, os.path.basename(path)), path)
 
 
 def _parsed(path: str, values, legacy: bool) -> RunRecord:
