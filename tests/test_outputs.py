@@ -6,6 +6,8 @@ The property: for any tree of the user's files around and inside the output dire
 
 import json
 import os
+import subprocess
+import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -13,7 +15,7 @@ from hypothesis import strategies as st
 
 from albert.ground import outputs
 from albert.ground.errors import AlbertError
-from tests.helpers import WEIGHT_FIXTURES, tree_digest
+from tests.helpers import ROOT, WEIGHT_FIXTURES, tree_digest
 
 # Names a user's files and the command's files share on purpose (a user's own model.tflite, a folder `text`).
 NAMES = ("notes.txt", "data.csv", "model.tflite", "saved_model.pb", "variables", "text", "a b.txt", "Ünï.txt",
@@ -301,3 +303,33 @@ def test_model_export_refuses_a_directory_of_user_files_and_replaces_its_own(tmp
     os.remove(tmp_path / "serving" / outputs.MARKER)  # written by a version without the marker: still its own
     model.export(str(tmp_path / "serving"), verbose=False)
     assert tree_digest(str(tmp_path / "serving")).keys() == first.keys()
+
+
+def test_a_stop_request_swallowed_by_a_finalizer_still_keeps_the_output_out(tmp_path):
+    """SIGTERM arriving while a finalizer (`__del__`) runs: Python drops the KeyboardInterrupt there, with a
+    traceback on stderr; the request is recorded all the same, so the output is not moved into place, the
+    temporary is removed and the command line says "interrupted" in one line, exit 130."""
+    script = tmp_path / "prog.py"
+    script.write_text(f"""
+import gc, os, signal, sys
+sys.path.insert(0, {str(ROOT)!r})
+from absl import flags
+from albert.ground import cli, outputs
+
+class Finalized:
+    def __del__(self):
+        os.kill(os.getpid(), signal.SIGTERM)  # delivered while the finalizer runs
+
+def main(argv):
+    with outputs.writing({str(tmp_path / 'out')!r}, "prog.py", "--out") as out:
+        open(os.path.join(out, "model.bin"), "w").write("weights")
+        Finalized()
+        gc.collect()
+        print("the block went on")
+
+cli.run(main)
+""")
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert (result.returncode, result.stdout, result.stderr.splitlines()) == (130, "the block went on\n", [
+        "prog.py: interrupted; run the command again to finish (training resumes from its last checkpoint)"])
+    assert sorted(os.listdir(tmp_path)) == ["prog.py"]

@@ -17,6 +17,7 @@ NOISE = [
     "E0000 00:00:1795501727.755745    2818 cuda_platform.cc:52] failed call to cuInit: INTERNAL: CUDA error: Failed "
     "call to cuInit: UNKNOWN ERROR (303)",
     "W0000 00:00:1795501727.755745    2818 some_file.cc:7] a native warning",
+    "normalizer.cc(51) LOG(INFO) precompiled_charsmap is empty. use identity normalization.",
 ]
 KEPT = [
     "E0000 00:00:1795501727.755745    2818 op_kernel.cc:1857] OP_REQUIRES failed: a real native error",

@@ -6,12 +6,11 @@ which set no setting of a job (`CommandLineOnly`). The runners' shared flags are
 import argparse
 import dataclasses
 import os
-import signal
 import sys
 
 from absl import app, flags, logging
 
-from albert.ground import help, stderr_filter
+from albert.ground import help, interrupts, stderr_filter
 from albert.ground.cpu import prefer_onednn
 from albert.ground.errors import AlbertError
 from albert.ground.rundir import exclusive
@@ -96,7 +95,7 @@ def run(main, output_dir_flag: str | None = None, pass_unknown: bool = False):
     prefer_onednn()
 
     def guarded(argv):
-        signal.signal(signal.SIGTERM, _terminated)  # `kill`, docker stop: unwind, so temporaries are removed
+        interrupts.install()  # `kill`, docker stop, Ctrl-C: unwind, so temporaries are removed
         logging.set_verbosity(logging.WARNING)  # TensorFlow's INFO chatter (checkpoint sharding, ...) stays out
         if "progress" in flags.FLAGS and not flags.FLAGS.progress:
             os.environ["ALBERT_NOPROGRESS"] = "1"  # albert.hub.download reads it (and hands it to child processes)
@@ -110,7 +109,9 @@ def run(main, output_dir_flag: str | None = None, pass_unknown: bool = False):
                 print(f"{program()}: error: {e}", file=sys.stderr)
                 sys.stderr.flush()
                 code = 2
-            except KeyboardInterrupt:
+            except BaseException as e:
+                if not (isinstance(e, KeyboardInterrupt) or interrupts.requested() and isinstance(e, Exception)):
+                    raise
                 print(f"{program()}: interrupted; run the command again to finish (training resumes from its last "
                       "checkpoint)", file=sys.stderr)
                 code = 130
@@ -118,12 +119,6 @@ def run(main, output_dir_flag: str | None = None, pass_unknown: bool = False):
 
     doc = sys.modules[main.__module__].__doc__ or f"{program()} [flags]\n"
     app.run(guarded, flags_parser=lambda argv: parse_flags(argv, known_only=pass_unknown, doc=doc))
-
-
-def _terminated(signum, frame):
-    """SIGTERM as Ctrl-C: the command unwinds (its outputs' temporaries removed, the run directory's lock released)
-    and says so in one line."""
-    raise KeyboardInterrupt
 
 
 class ArgumentParser(argparse.ArgumentParser):

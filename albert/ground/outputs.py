@@ -24,6 +24,7 @@ import os
 import re
 import shutil
 
+from albert.ground import interrupts
 from albert.ground.atomic import alive
 from albert.ground.errors import AlbertError
 from albert.ground.paths import is_remote
@@ -173,6 +174,7 @@ def writing(path: str, command: str, name: str, inputs=()):
         with open(os.path.join(tmp, MARKER), "w", encoding="utf-8") as f:
             json.dump({"command": command, "files": []}, f)  # whose temporary this is, should the writer die
         yield tmp
+        interrupts.check()  # a stop request swallowed on the way (in a finalizer) still keeps the output out
         _writing.remove(tmp)
         written = [f for f in _files(tmp) if f != MARKER]
         with open(os.path.join(tmp, MARKER), "w", encoding="utf-8") as f:

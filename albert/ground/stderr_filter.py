@@ -1,13 +1,14 @@
 """TensorFlow's native start-up chatter kept off the terminal, so that an error is the one line the user reads.
 
 Importing TensorFlow 2.21 writes, from C++ and before its logging is set up (so TF_CPP_MIN_LOG_LEVEL cannot stop
-them), about seven lines to file descriptor 2: `WARNING: All log messages before absl::InitializeLog() ...`,
-`I0000 ... port.cc] oneDNN custom operations are on ...`, `Could not find cuda drivers ...`, the CPU-instructions
-note and, on a machine without a GPU, `E0000 ... failed call to cuInit`. `filtered()` points descriptor 2 at a pipe
-for the duration of a command; a thread forwards every line to the real stderr except those (native INFO and
-WARNING lines, the absl preamble, the CPU-instructions note, the no-GPU cuInit error) and the LiteRT interpreter's
-XNNPACK notice. Python tracebacks, warnings and TensorFlow's native errors pass. TF_CPP_MIN_LOG_LEVEL=0 or 1 set
-by the user turns the filter off.
+them), about seven lines to file descriptor 2: `WARNING: All log messages before absl::InitializeLog() ...`, `I0000
+... port.cc] oneDNN custom operations are on ...`, `Could not find cuda drivers ...`, the CPU-instructions note and,
+on a machine without a GPU, `E0000 ... failed call to cuInit`; SentencePiece logs `normalizer.cc(51) LOG(INFO) ...`
+from C++ when it loads a model without a normalization map. `filtered()` points descriptor 2 at a pipe for the
+duration of a command; a thread forwards every line to the real stderr except those (native INFO and WARNING lines,
+SentencePiece's INFO lines, the absl preamble, the CPU-instructions note, the no-GPU cuInit error) and the LiteRT
+interpreter's XNNPACK notice. Python tracebacks, warnings and TensorFlow's native errors pass.
+TF_CPP_MIN_LOG_LEVEL=0 or 1 set by the user turns the filter off.
 
 In Python, `import_quietly(name)` filters the same lines while TensorFlow is first imported and lists its devices
 (albert's lazy names load their modules inside it), and only then: TensorFlow's log level is left as it is, so its
@@ -24,6 +25,7 @@ import threading
 NOISE = re.compile(
     rb"^(WARNING: All log messages before absl::InitializeLog\(\) is called are written to STDERR"
     rb"|[IW]\d{4} \d+:\d+:\d+\.\d+ +\d+ [\w.]+:\d+\] "
+    rb"|\w+\.cc\(\d+\) LOG\(INFO\) "  # SentencePiece's native INFO (a model without a normalization map)
     rb"|E\d{4} \d+:\d+:\d+\.\d+ +\d+ cuda_\w+\.cc:\d+\] failed call to cuInit"
     rb"|To enable the following instructions: .* rebuild TensorFlow with the appropriate compiler flags\."
     rb"|INFO: Created TensorFlow Lite XNNPACK delegate for CPU\.)")
