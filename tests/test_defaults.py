@@ -206,6 +206,8 @@ VALIDATE = """
 import sys
 from absl import flags
 from albert.commands import {command} as command
+from albert.ground.settings_flags import define_pending
+define_pending(command.__name__)  # as albert.ground.cli.run does
 flags.FLAGS(sys.argv)
 settings = command.validate()[0]
 print("validated", settings.doc_stride if hasattr(settings, "doc_stride") else "-", settings.train_step)

@@ -1,13 +1,11 @@
-"""Which tests cover which module of the package: the table in docs/architecture.md ("Tests of each module").
+"""Which tests cover which module of the package, as a table (printed; docs/architecture.md says how to ask).
 
 A test file covers a module it names (an import, a `python -m albert.<module>`, code it runs in a subprocess), a
 module a helper it imports names (tests/*_helpers.py), or the job a command line it runs calls (run_classifier.py:
 albert.jobs.glue, ...). A module no test file names is tested through the modules that import it: its row names
-them (look up their rows). tests/test_architecture.py fails when the table in the docs is not this one, or when a
-module with code has no test at all.
+them (look up their rows). tests/test_architecture.py fails when a module with code has no test at all.
 
     python tools/test_map.py            # print the table
-    python tools/test_map.py --write    # write it into docs/architecture.md
 """
 
 import ast
@@ -16,8 +14,6 @@ import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DOCS = os.path.join(ROOT, "docs", "architecture.md")
-BEGIN, END = "<!-- test map: tools/test_map.py -->", "<!-- end of the test map -->"
 # The command lines at the top of the repository, and the module each one hands its work to.
 # (`python -m albert.<name>` and the console scripts run albert.commands.<name> too.)
 COMMAND_LINES = {"run_classifier.py": ("albert.commands.run_classifier", "albert.jobs.glue"),
@@ -127,7 +123,7 @@ def table() -> list:
 
 
 def markdown(rows: list) -> str:
-    lines = [BEGIN, "", "| module | its tests |", "|---|---|"]
+    lines = ["| module | its tests |", "|---|---|"]
     for module, path, tests, through in rows:
         if tests:
             listed = ", ".join(f"`{t}`" for t in tests)
@@ -136,24 +132,8 @@ def markdown(rows: list) -> str:
         else:
             listed = "(its docstring only)" if docstring_only(path) else "**none**"
         lines.append(f"| `{path}` | {listed} |")
-    return "\n".join(lines + ["", END])
-
-
-def main(argv):
-    text = markdown(table())
-    if "--write" not in argv:
-        print(text)
-        return
-    with open(DOCS, encoding="utf-8") as f:
-        docs = f.read()
-    if BEGIN in docs:
-        docs = docs[:docs.index(BEGIN)] + text + docs[docs.index(END) + len(END):]
-    else:
-        docs = docs.rstrip("\n") + "\n\n## Tests of each module\n\n" + __doc__.split("\n\n")[1] + "\n\n" + text + "\n"
-    with open(DOCS, "w", encoding="utf-8") as f:
-        f.write(docs)
-    print(f"wrote the test map ({len(text.splitlines()) - 6} modules) into {DOCS}")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    print(markdown(table()))

@@ -54,8 +54,8 @@ def check_onnx_export(choice: str, export_dir: str | None):
         extras.require("onnx", f"--onnx_export={choice}", "pass --onnx_export=none")
 
 
-# How the errors of albert.weights.formats.describe name the three settings below (export_to_tfhub.py's and
-# export_checkpoints.py's flags).
+# How the errors of albert.weights.formats.read_model_directory name the three settings below (export_to_tfhub.py's
+# and export_checkpoints.py's flags).
 HUB_EXPORT_COMMAND = "export_to_tfhub.py"  # what its outputs' markers name (albert.ground.outputs)
 MODEL_DIRECTORY_FLAGS = {"directory": "--albert_directory", "checkpoint": "--checkpoint_name",
                          "spm": "--spm_model_file"}

@@ -14,7 +14,7 @@ from albert.ground import help, interrupts, stderr_filter
 from albert.ground.cpu import prefer_onednn
 from albert.ground.errors import AlbertError
 from albert.ground.rundir import exclusive
-from albert.ground.settings_flags import SHARED, Settings, setting
+from albert.ground.settings_flags import SHARED, Settings, define_pending, setting
 
 
 @dataclasses.dataclass(frozen=True)
@@ -117,6 +117,7 @@ def run(main, output_dir_flag: str | None = None, pass_unknown: bool = False):
                 code = 130
         sys.exit(code)
 
+    define_pending(main.__module__)  # the command's flags exist from here on, not from its import
     doc = sys.modules[main.__module__].__doc__ or f"{program()} [flags]\n"
     app.run(guarded, flags_parser=lambda argv: parse_flags(argv, known_only=pass_unknown, doc=doc))
 

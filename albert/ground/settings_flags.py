@@ -8,8 +8,8 @@ parsed flags then build the dataclass (`Flags.build`).
     class GlueRun(Settings):
         train_step: int = setting(1000, "Training steps (the decay horizon).", group="training", check=at_least(1))
 
-    GLUE = define(GlueRun)                                       # in albert/commands/run_classifier.py, at import
-    settings = GLUE.build(flags.FLAGS)                           # in its main, after parsing
+    GLUE = define(GlueRun)              # in albert/commands/run_classifier.py: declared at import, made by cli.run
+    settings = GLUE.build(flags.FLAGS)  # in its main, after parsing
 
 What differs between command lines is said where the flags are generated: `defaults` / `helps` (the original's
 default or help text of one runner, or a help text true only of that command), `names` (the original's flag name for a field, e.g. RACE's
@@ -18,6 +18,7 @@ default or help text of one runner, or a help text true only of that command), `
 """
 
 import dataclasses
+import sys
 import types
 import typing
 import weakref
@@ -183,20 +184,46 @@ class Flags:
 
 
 def define(cls, *, only: tuple | None = None, skip: tuple = (), defaults: dict | None = None,
-           helps: dict | None = None, names: dict | None = None, values=flags.FLAGS) -> Flags:
-    """Define an absl flag for each field of the dataclass `cls` (those in `only`, less `skip`): its type, default
-    (`defaults` first), help (`helps` first), enum choices and --helpfull heading from the field; the flag's name is
-    the field's (or `names`'). Returns what `build` needs."""
+           helps: dict | None = None, names: dict | None = None, values=None) -> Flags:
+    """The flags of the dataclass `cls` for one command line (the fields in `only`, less `skip`): each with its type,
+    default (`defaults` first), help (`helps` first), enum choices and --helpfull heading from the field; the flag's
+    name is the field's (or `names'`). Returns what `build` needs. Nothing is defined at import: the flags are made
+    when the command line runs (`define_pending`, from albert.ground.cli.run), so importing any number of command
+    modules in one process defines no flag; `values` given (a test's own FlagValues), they are made there now."""
     defaults, helps, names = defaults or {}, helps or {}, names or {}
     known = {field.name for field in dataclasses.fields(cls)}
     unknown = (set(only or ()) | set(skip) | set(defaults) | set(helps) | set(names)) - known
     if unknown:
         raise TypeError(f"{cls.__name__} has no field {', '.join(sorted(unknown))}")
-    generated, own = {}, cls.__dict__.get("__annotations__", {})
-    for field in dataclasses.fields(cls):
-        if (only is not None and field.name not in only) or field.name in skip:
-            continue
-        name = names.get(field.name, field.name)
+    fields = [field for field in dataclasses.fields(cls)
+              if (only is None or field.name in only) and field.name not in skip]
+    for field in fields:
+        flag_type(field)  # a field with no flag type is the declaration's mistake: said where it is declared
+    made = Flags(cls, {field.name: names.get(field.name, field.name) for field in fields})
+    declared_in = sys._getframe(1).f_globals.get("__name__")  # --helpfull files the flags under the command's module
+    spec = (made, fields, defaults, helps, declared_in)
+    if values is not None:
+        _make(spec, values)
+    else:
+        _PENDING.setdefault(declared_in, []).append(spec)
+    return made
+
+
+# module name -> the flags its command line declared and has not made yet, in declaration order.
+_PENDING = {}
+
+
+def define_pending(module: str, values=flags.FLAGS):
+    """Make the flags the module `module` declared with `define` (once: a second call makes nothing)."""
+    for spec in _PENDING.pop(module, []):
+        _make(spec, values)
+
+
+def _make(spec, values):
+    made, fields, defaults, helps, declared_in = spec
+    own = made.cls.__dict__.get("__annotations__", {})
+    for field in fields:
+        name = made.names[field.name]
         default = defaults.get(field.name, None if field.default is dataclasses.MISSING else field.default)
         if field.metadata.get("parse"):
             default = defaults.get(field.name)  # the flag's text; unset: the field's default
@@ -204,16 +231,15 @@ def define(cls, *, only: tuple | None = None, skip: tuple = (), defaults: dict |
         module = field.metadata.get("module")
         choices = field.metadata.get("choices")
         if choices:
-            flags.DEFINE_enum(name, default, list(choices), text, flag_values=values, module_name=module)
+            flags.DEFINE_enum(name, default, list(choices), text, flag_values=values,
+                              module_name=module or declared_in)
         else:
-            _KINDS[flag_type(field)](name, default, text, flag_values=values, module_name=module)
+            _KINDS[flag_type(field)](name, default, text, flag_values=values, module_name=module or declared_in)
         if module:
             flags.declare_key_flag(name, flag_values=values)  # --helpfull lists it with the command line's own flags
-        generated[field.name] = name
         LINES.setdefault(values, []).append(Line(
             name, field.metadata["group"], field.default is dataclasses.MISSING and field.name not in defaults,
             field.name not in own, text))
-    return Flags(cls, generated)
 
 
 @dataclasses.dataclass(frozen=True)
