@@ -63,7 +63,7 @@ def runner_predictions(model, tmp_path, version_2: bool, batch_size=4):
     path.write_text(json.dumps({"version": "v2.0", "data": [{"title": "t", "paragraphs": [
         {"context": c, "qas": [{"id": str(i), "question": q}]} for i, (q, c) in enumerate(QUESTIONS)]}]}))
     examples = squad.read_examples(str(path), False)
-    settings = squad.Settings(WINDOWS["max_seq_length"], WINDOWS["doc_stride"], WINDOWS["max_query_length"], True)
+    settings = squad.Windows(WINDOWS["max_seq_length"], WINDOWS["doc_stride"], WINDOWS["max_query_length"], True)
     record = str(tmp_path / "predict.tf_record")
     metadata = squad.cached_features(examples, load_sentencepiece(SPM), settings, False, record, record + ".json",
                                      log=lambda _: None)
@@ -88,20 +88,23 @@ def test_v1_answers_are_run_squads_predictions(v1, tmp_path):
     assert [a["answer"] for a in answers] == [predictions[str(i)] for i in range(3)]
     for i, ((_, context), answer) in enumerate(zip(QUESTIONS, answers)):
         assert answer["answer"] and context[answer["start"]:answer["end"]] == answer["answer"]
-        assert answer["score"] == nbest[str(i)][0]["probability"]
-        assert [(e["answer"], e["score"], e["start_log_prob"], e["end_log_prob"]) for e in answer["nbest"]] == \
-            [(e["text"], e["probability"], e["start_log_prob"], e["end_log_prob"]) for e in nbest[str(i)]]
+        best = nbest[str(i)][0]
+        assert (answer["probability"], answer["score"]) == (best["probability"],
+                                                            best["start_log_prob"] + best["end_log_prob"])
+        assert [(e["answer"], e["probability"], e["score"], e["start_log_prob"], e["end_log_prob"])
+                for e in answer["nbest"]] == [(e["text"], e["probability"], e["start_log_prob"] + e["end_log_prob"],
+                                               e["start_log_prob"], e["end_log_prob"]) for e in nbest[str(i)]]
         assert all(context[e["start"]:e["end"]] == e["answer"] for e in answer["nbest"])
-        assert set(answer) == {"answer", "start", "end", "score", "nbest"}
+        assert set(answer) == {"answer", "start", "end", "score", "probability", "nbest"}
     # One pair of strings gives one dict; n_best_size and max_answer_length are the runner's.
     single = v1.answer(*QUESTIONS[0], n_best_size=6, max_answer_length=2, **WINDOWS)
     short, short_nbest, _ = again(6, 2)
     assert single["answer"] == short["0"] and 1 <= len(short["0"].split()) <= 2, short
-    assert single["score"] == short_nbest["0"][0]["probability"]
+    assert single["probability"] == short_nbest["0"][0]["probability"]
     # Where no span of the n-best is short enough, the runner predicts "" and so does answer: no offsets.
     none, _, _ = again(3, 2)
     assert none["0"] == "" and v1.answer(*QUESTIONS[0], n_best_size=3, max_answer_length=2, **WINDOWS) == \
-        {"answer": "", "start": -1, "end": -1, "score": 0.0}
+        {"answer": "", "start": -1, "end": -1, "score": 0.0, "probability": 0.0}
 
 
 def test_v2_answers_and_no_answers_are_run_squads(v2, tmp_path):
@@ -116,10 +119,12 @@ def test_v2_answers_and_no_answers_are_run_squads(v2, tmp_path):
     for i, (context, answer) in enumerate(zip(contexts, answers)):
         if answer["has_answer"]:
             assert context[answer["start"]:answer["end"]] == answer["answer"] == predictions[str(i)]
-            assert answer["score"] == nbest[str(i)][0]["probability"]
+            best = nbest[str(i)][0]
+            assert (answer["probability"], answer["score"]) == (best["probability"],
+                                                                best["start_log_prob"] + best["end_log_prob"])
         else:
-            assert answer == {"answer": "", "start": -1, "end": -1, "score": 0.0, "has_answer": False,
-                              "null_score": null_odds[str(i)]}
+            assert answer == {"answer": "", "start": -1, "end": -1, "score": 0.0, "probability": 0.0,
+                              "has_answer": False, "null_score": null_odds[str(i)]}
     assert all(a["has_answer"] for a in v2.answer(questions, contexts, null_score_diff_threshold=1e9, **WINDOWS))
     assert not any(a["has_answer"] for a in v2.answer(questions, contexts, null_score_diff_threshold=-1e9, **WINDOWS))
     assert v2.answer([], []) == []

@@ -114,7 +114,7 @@ def test_every_training_answer_is_placed_or_named(sp_model, rng):
     whitespace, combining marks or characters SentencePiece deletes) are named, and make no feature."""
     cases = [multi_script_case(rng) for _ in range(8)]
     examples_ = [squad.SquadExample(f"g{i}", q, c, text, start) for i, (q, c, text, start) in enumerate(cases)]
-    _, metadata, counts = squad.convert_examples(examples_, sp_model, squad.Settings(SEQ, STRIDE, QUERY, True), True)
+    _, metadata, counts = squad.convert_examples(examples_, sp_model, squad.Windows(SEQ, STRIDE, QUERY, True), True)
     assert counts["answers"] == len(cases)
     assert counts["unplaced"] == [e.qas_id for e in examples_ if not holds_a_character(sp_model, e.orig_answer_text)]
     for example in examples_:
@@ -157,7 +157,7 @@ def runner_answers(model, cases, version_2=False) -> list:
                 {"context": c, "qas": [{"id": str(i), "question": q}]} for i, (q, c) in enumerate(cases)]}]}, f)
         examples_ = squad.read_examples(path, False)
         record = os.path.join(tmp, "predict.tf_record")
-        metadata = squad.cached_features(examples_, load_sentencepiece(SPM), squad.Settings(SEQ, STRIDE, QUERY, True),
+        metadata = squad.cached_features(examples_, load_sentencepiece(SPM), squad.Windows(SEQ, STRIDE, QUERY, True),
                                          False, record, record + ".json", log=lambda _: None)
         batches = prediction_batches([record], squad_decoder(SEQ, False), 4, step_boundaries(SEQ))
         step = STEPS.setdefault(id(model), model_step(model, version_2))  # traced once per model
@@ -272,20 +272,20 @@ def test_unplaced_training_answers_are_one_line_and_none_placed_is_refused(sp_mo
     examples_ = korean_training_file(path, 2)
     record = tmp_path / "train.tf_record"
     lines = []
-    metadata = squad.cached_features(examples_, sp_model, squad.Settings(SEQ, STRIDE, QUERY, True), True, str(record),
+    metadata = squad.cached_features(examples_, sp_model, squad.Windows(SEQ, STRIDE, QUERY, True), True, str(record),
                                      str(record) + ".json", log=lines.append, source=str(path))
     line = f"{path}: 2 of 27 answers could not be placed in the tokens: ids 'x0', 'x1'"
     assert lines[-1] == line and sum(line in x for x in lines) == 1
     assert {metadata["examples"][f["example"]]["qas_id"] for f in metadata["features"]} == \
         {e.qas_id for e in examples_} - {"x0", "x1"}
     again = []  # reused from the cache: the same line, once
-    squad.cached_features(examples_, sp_model, squad.Settings(SEQ, STRIDE, QUERY, True), True, str(record),
+    squad.cached_features(examples_, sp_model, squad.Windows(SEQ, STRIDE, QUERY, True), True, str(record),
                           str(record) + ".json", log=again.append, source=str(path))
     assert again == [line]
     none = tmp_path / "none.json"
     examples_ = korean_training_file(none, 4, placeable=False)
     with pytest.raises(AlbertError) as caught:
-        squad.cached_features(examples_, sp_model, squad.Settings(SEQ, STRIDE, QUERY, True), True,
+        squad.cached_features(examples_, sp_model, squad.Windows(SEQ, STRIDE, QUERY, True), True,
                               str(tmp_path / "none.tf_record"), str(tmp_path / "none.tf_record.json"),
                               log=lines.append, source=str(none))
     assert str(caught.value) == (f"{none}: 4 of 4 answers could not be placed in the tokens: ids 'x0', 'x1', 'x2', "

@@ -36,7 +36,7 @@ def sp_model(corpus_dir):
 def test_gold_spans_give_back_the_exact_answer_text(tmp_path, sp_model, max_seq_length, doc_stride):
     write_training_file(tmp_path / "train.json")
     examples = squad.read_examples(str(tmp_path / "train.json"), is_training=True)
-    settings = squad.Settings(max_seq_length, doc_stride, 8, True)
+    settings = squad.Windows(max_seq_length, doc_stride, 8, True)
     rows, metadata, counts = squad.convert_examples(examples, sp_model, settings, True)
     assert (counts["answers"], counts["unplaced"]) == (14, [])
     alignments = {i: squad.align(sp_model, PARAGRAPHS[i][0], True) for i in range(len(PARAGRAPHS))}
@@ -77,7 +77,7 @@ def test_doc_spans_and_max_context_flags():
 def test_feature_layout_on_a_long_paragraph(sp_model):
     context = " ".join(f"Word{i % 7} is number {i}." for i in range(12))
     example = squad.SquadExample("q", "Which number?", context)
-    settings = squad.Settings(32, 8, 6, True)
+    settings = squad.Windows(32, 8, 6, True)
     rows, metadata, counts = squad.convert_examples([example], sp_model, settings, False)
     query = sp_model.EncodeAsIds("which number?")[:6]
     assert len(sp_model.EncodeAsIds("which number?")) > 6
@@ -101,7 +101,7 @@ def test_feature_layout_on_a_long_paragraph(sp_model):
 
 def test_query_is_truncated_to_max_query_length(sp_model):
     example = squad.SquadExample("q", "one two three four five six seven eight nine ten", "A short context.")
-    rows, metadata, _ = squad.convert_examples([example], sp_model, squad.Settings(32, 8, 4, True), False)
+    rows, metadata, _ = squad.convert_examples([example], sp_model, squad.Windows(32, 8, 4, True), False)
     assert metadata["features"][0]["doc_offset"] == 4 + 2
 
 
@@ -112,7 +112,7 @@ def test_answers_no_piece_holds_are_named_in_one_line_and_left_out(sp_model):
     context = "Tabs\there, a back\x08space, an accent\u0301 and Zoë."
     asked = [("t1", "\t"), ("t2", "\x08"), ("t3", "\u0301"), ("t4", "Zoë"), ("t5", "\x08space")]
     examples = [squad.SquadExample(qid, "What?", context, text, context.index(text)) for qid, text in asked]
-    rows, metadata, counts = squad.convert_examples(examples, sp_model, squad.Settings(40, 8, 6, True), True)
+    rows, metadata, counts = squad.convert_examples(examples, sp_model, squad.Windows(40, 8, 6, True), True)
     assert (counts["answers"], counts["unplaced"]) == (5, ["t1", "t2", "t3"])
     assert squad.unplaced_line(counts["answers"], counts["unplaced"]) == \
         "3 of 5 answers could not be placed in the tokens: ids 't1', 't2', 't3'"
@@ -144,7 +144,7 @@ def test_the_feature_cache_is_rebuilt_when_answers_tokenizer_or_size_change(tmp_
     """The cache is keyed by the examples as read (a moved answer is seen), the SentencePiece model, the settings
     and the record's size (a truncated record is seen); reused otherwise."""
     write_training_file(tmp_path / "train.json")
-    settings = squad.Settings(64, 16, 8, True)
+    settings = squad.Windows(64, 16, 8, True)
     record, metadata = str(tmp_path / "train.tf_record"), str(tmp_path / "train.tf_record.json")
     messages = []
 

@@ -18,7 +18,7 @@ import pytest
 import tensorflow as tf
 
 from albert.config import AlbertConfig
-from albert.data.squad_windows import Question, Settings, align, convert_examples
+from albert.data.squad_windows import Question, Windows, align, convert_examples
 from albert.export.squad_serving import export_squad_text, most_context, pack, window_layout
 from albert.model.preprocessor import AlbertPreprocessor
 from albert.model.task_models import AlbertSquadV1, AlbertSquadV2
@@ -95,7 +95,7 @@ def test_windows_in_the_graph_equal_convert_examples(sp_model, graph_tokenizers)
     asked = ASKED + [("A question much longer than the ten pieces kept of it, all of them words?", LONG)]
     for seq, stride in ((SEQ, STRIDE), (SEQ, 100), (24, 3)):  # a stride longer than a window's room; a short one
         rows, metadata, _ = convert_examples([Question(str(i), q, c) for i, (q, c) in enumerate(asked)], sp_model,
-                                             Settings(seq, stride, QUERY, True), False)
+                                             Windows(seq, stride, QUERY, True), False)
         question = tokenizer.tokenize(tf.constant([q for q, _ in asked]))[:, :QUERY]
         doc = tokenizer.tokenize(tf.constant([c for _, c in asked]))
         layout = window_layout(question.row_lengths(), doc.row_lengths(), seq, stride)
@@ -204,6 +204,7 @@ def test_served_answers_are_the_python_apis(served, sp_model, name):
         if answer["answer"]:
             best = answer["nbest"][0]
             assert abs(out["score"][i] - (best["start_log_prob"] + best["end_log_prob"])) < 1e-5
+        assert abs(out["score"][i] - answer["score"]) < 1e-5  # one meaning of score: the API's is the served one
         if name == "v2":
             assert abs(out["null_score"][i] - answer["null_score"]) < 1e-5 * max(1.0, abs(answer["null_score"]))
             assert out["has_answer"][i] == answer["has_answer"] == (answer["answer"] != "")

@@ -128,7 +128,10 @@ def max_context_flags(spans: list, index: int) -> list:
 
 
 @dataclasses.dataclass
-class Settings:
+class Windows:
+    """How a question and its context become features: the length of a window, the stride between windows, the
+    question's pieces kept, lower-casing (run_squad.py's settings of the same names)."""
+
     max_seq_length: int
     doc_stride: int
     max_query_length: int
@@ -142,7 +145,7 @@ class Settings:
             raise AlbertError(f"--doc_stride must be at least 1, got {self.doc_stride}")
 
 
-def convert_examples(examples: list, sp_model, settings: Settings, is_training: bool,
+def convert_examples(examples: list, sp_model, settings: Windows, is_training: bool,
                      aligned: dict | None = None) -> tuple:
     """Features of the examples: (arrays for the TFRecord, metadata for the decoder, counts); `aligned`: the
     Alignments of some paragraphs (`alignments`), the others are aligned here.

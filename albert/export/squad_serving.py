@@ -32,7 +32,7 @@ import tensorflow as tf
 
 from albert.data.buckets import cut_to_bucket
 from albert.data.features import boundaries
-from albert.data.squad_windows import Settings
+from albert.data.squad_windows import Windows
 from albert.export.savedmodel import first_row, refuse_unless, root_with_variables, save
 from albert.model.serialization import float32_copy
 from albert.text.graph_tokenizer import InGraphTokenizer
@@ -179,7 +179,7 @@ def export_squad_text(model, sp_model_file: str, do_lower_case: bool, seq_length
     """The raw-text serving SavedModel of a fine-tuned AlbertSquadV1 / AlbertSquadV2 at `path` (see the module's
     docstring), with run_squad.py's settings; `null_score_diff_threshold`: 2.0's no-answer threshold;
     `length_boundaries` as albert.export.serving.export_classifier's."""
-    Settings(seq_length, doc_stride, max_query_length, do_lower_case).check()
+    Windows(seq_length, doc_stride, max_query_length, do_lower_case).check()
     version_2 = bool(model.version_2)
     beam = (model.start_n_top, model.end_n_top) if version_2 else None
     bounds = length_boundaries or boundaries(seq_length)

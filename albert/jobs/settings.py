@@ -303,8 +303,8 @@ class SquadRun(FineTuningExport):
         self.features.check()
 
     @property
-    def features(self) -> squad.Settings:
-        return squad.Settings(self.max_seq_length, self.doc_stride, self.max_query_length, self.do_lower_case)
+    def features(self) -> squad.Windows:
+        return squad.Windows(self.max_seq_length, self.doc_stride, self.max_query_length, self.do_lower_case)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)  # keyword-only: --data_dir, optional, comes first

@@ -13,7 +13,7 @@ from albert.data.buckets import grouped_batches, in_original_order
 from albert.data.features import PACKED_INPUTS, step_boundaries
 from albert.data.race_rows import choice_rows
 from albert.data.squad_predictions import apply_null_threshold, model_step, nbest_answers, run_model
-from albert.data.squad_windows import Question, Settings, convert_examples
+from albert.data.squad_windows import Question, Windows, convert_examples
 from albert.ground import arguments
 from albert.ground.errors import AlbertError
 from albert.text.tokenization import FullTokenizer
@@ -69,6 +69,12 @@ def _batches(rows: dict, batch_size: int, max_seq_length: int):
     return grouped_batches(tf.data.Dataset.from_tensor_slices(arrays), batch_size, step_boundaries(max_seq_length))
 
 
+def _score(entry: dict) -> float:
+    """A span's score, as the raw-text SavedModel's `score` output: its start + end logits (1.1), log-probabilities
+    (2.0). Its probability among the n-best is `probability`."""
+    return entry["start_log_prob"] + entry["end_log_prob"]
+
+
 def squad_questions(name: str, questions, contexts) -> tuple:
     """(questions, contexts, one pair given): the checked strings of `answer`'s arguments."""
     where = f"{name}.answer"
@@ -109,7 +115,7 @@ def squad_answers(model, questions, contexts, version_2: bool, stride: int | Non
     if not asked:
         return []
     length = _seq_length(model, max_seq_length, SQUAD_MAX_SEQ_LENGTH, where)
-    settings = Settings(length, doc_stride(length) if stride is None else stride,
+    settings = Windows(length, doc_stride(length) if stride is None else stride,
                         max_query_length(length) if query_length is None else query_length,
                         model.preprocessor.do_lower_case)
     if settings.max_query_length > length - 4:
@@ -129,12 +135,14 @@ def squad_answers(model, questions, contexts, version_2: bool, stride: int | Non
             kept = apply_null_threshold({0: best["text"]}, {0: null_score}, null_score_diff_threshold)[0]
             best = best if kept else {"text": "", "start": -1, "end": -1}
         answer = {"answer": best["text"], "start": best["start"], "end": best["end"],
-                  "score": best["probability"] if best["text"] else 0.0}
+                  "score": _score(best) if best["text"] else 0.0,
+                  "probability": best["probability"] if best["text"] else 0.0}
         if version_2:
             answer.update(has_answer=bool(best["text"]), null_score=null_score)
         if return_nbest:
-            answer["nbest"] = [{"answer": e["text"], "start": e["start"], "end": e["end"], "score": e["probability"],
-                                "start_log_prob": e["start_log_prob"], "end_log_prob": e["end_log_prob"]}
+            answer["nbest"] = [{"answer": e["text"], "start": e["start"], "end": e["end"], "score": _score(e),
+                                "probability": e["probability"], "start_log_prob": e["start_log_prob"],
+                                "end_log_prob": e["end_log_prob"]}
                                for e in entries if e["text"]]
         answers.append(answer)
     return answers[0] if single else answers

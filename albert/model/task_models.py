@@ -256,7 +256,8 @@ class AlbertSquadV1(_EncoderWithHeads):
                n_best_size: int = answering.N_BEST_SIZE, max_answer_length: int = answering.MAX_ANSWER_LENGTH,
                null_score_diff_threshold: float = 0.0, return_nbest: bool = False, batch_size: int = 32):
         """The answer to each question in its context, as run_squad.py predicts it (docs/python-api.md): a dict
-        {"answer", "start", "end", "score"} per question (context[start:end] == answer; 2.0 adds "has_answer" and
+        {"answer", "start", "end", "score", "probability"} per question (context[start:end] == answer; "score" as
+        the SavedModel's: start + end logits, 1.1, or log-probabilities, 2.0; 2.0 adds "has_answer" and
         "null_score", and "no answer" is answer "" with start = end = -1), one dict for one (question, context)
         pair of strings; `return_nbest` adds the "nbest" list. Contexts of any length: windows of `doc_stride`."""
         return answering.squad_answers(self, questions, contexts, self.version_2, doc_stride, max_seq_length,

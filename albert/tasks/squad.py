@@ -19,7 +19,7 @@ from albert.data.example_proto import serialize_examples
 from albert.data.features import PACKED_INPUTS, squad_features
 # Alignment, windows and the model's inputs live below the model (AlbertSquadV1.answer builds them too); the job and
 # the tests read them from here.
-from albert.data.squad_windows import (METADATA_FORMAT, Alignment, Settings, align, answer_pieces,  # noqa: F401
+from albert.data.squad_windows import (METADATA_FORMAT, Alignment, Windows, align, answer_pieces,  # noqa: F401
                                        convert_examples, doc_spans, max_context_flags, model_inputs,
                                        prediction_outputs, unplaced_line)
 from albert.data.tfrecord import TFRecordWriter
@@ -81,7 +81,7 @@ def _example(path: str, q: squad_file.Question) -> SquadExample:
     return SquadExample(q.qid, q.question, q.context, text, start)
 
 
-def write_features(examples: list, sp_model, settings: Settings, is_training: bool, record_path: str,
+def write_features(examples: list, sp_model, settings: Windows, is_training: bool, record_path: str,
                    metadata_path: str, cache_key: dict | None = None, source: str = "") -> dict:
     """Features -> the TFRecord (original keys) and the metadata JSON, each under a temporary name then renamed,
     so that an interrupted run never leaves a partial file. Returns the counts (and the metadata written).
@@ -121,7 +121,7 @@ def unplaced_message(metadata: dict, source: str = "") -> str | None:
     return (f"{source}: " if source else "") + unplaced_line(metadata["answers"], metadata["unplaced"])
 
 
-def cached_features(examples: list, sp_model, settings: Settings, is_training: bool, record_path: str,
+def cached_features(examples: list, sp_model, settings: Windows, is_training: bool, record_path: str,
                     metadata_path: str, log=print, resumed_run: str | None = None, source: str = "") -> dict:
     """The metadata of the feature files, built once: reused while the examples as read (answers included), the
     SentencePiece model, the settings and the record (its size) are the ones it was built from; else rebuilt, and
