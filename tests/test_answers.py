@@ -18,8 +18,10 @@ import tensorflow as tf
 
 from albert.config import AlbertConfig
 from albert.data.features import step_boundaries
+from albert.data.race_rows import default_max_qa_length
 from albert.data.readers import prediction_batches, race_decoder, squad_decoder
 from albert.data.squad_predictions import apply_null_threshold, decode, run_model
+from albert.data.squad_windows import default_doc_stride, default_max_query_length
 from albert.ground.errors import AlbertError
 from albert.jobs.settings import RaceRun, SquadRun
 from albert.model import answering
@@ -169,16 +171,18 @@ def test_the_defaults_are_the_runners():
     for name in ("n_best_size", "max_answer_length"):
         assert answer[name].default == fields[name].default, name
     assert answering.SQUAD_MAX_SEQ_LENGTH == fields["max_seq_length"].default
-    for name in ("doc_stride", "max_query_length"):  # derived from the length, as the runner derives them
-        derive = fields[name].metadata["derived"]
-        for length in (16, 40, 127, 128, 384, 512):
-            runner = types.SimpleNamespace(max_seq_length=length)
-            assert getattr(answering, name)(length) == derive(runner), (name, length)
+    # the derived lengths have one definition (albert.data.squad_windows, albert.data.race_rows), which the runner's
+    # settings and answer() / choose() both call: the original's numbers
+    for length, stride, query in ((16, 5, 8), (127, 42, 63), (128, 42, 64), (384, 128, 64), (512, 170, 64)):
+        assert (default_doc_stride(length), default_max_query_length(length)) == (stride, query), length
+        assert (fields["doc_stride"].metadata["derived"](types.SimpleNamespace(max_seq_length=length)),
+                fields["max_query_length"].metadata["derived"](types.SimpleNamespace(max_seq_length=length))) == \
+            (stride, query)
     race_fields = {f.name: f for f in dataclasses.fields(RaceRun)}
     assert answering.RACE_MAX_SEQ_LENGTH == race_fields["max_seq_length"].default
-    for length in (16, 40, 255, 256, 512):
-        runner = types.SimpleNamespace(max_seq_length=length)
-        assert answering.max_qa_length(length) == race_fields["max_qa_length"].metadata["derived"](runner), length
+    for length, qa in ((16, 8), (255, 127), (256, 128), (512, 128)):
+        assert default_max_qa_length(length) == qa == \
+            race_fields["max_qa_length"].metadata["derived"](types.SimpleNamespace(max_seq_length=length))
 
 
 @pytest.mark.parametrize("call, message", [

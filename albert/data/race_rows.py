@@ -14,6 +14,11 @@ def option_text(question: str, option: str) -> str:
     return question.replace("_", option) if "_" in question else f"{question} {option}"
 
 
+def default_max_qa_length(max_seq_length: int) -> int:
+    """run_race.py's --max_qa_length when not given (and choose()'s): 128, or half the length below 256."""
+    return max(1, min(128, max_seq_length // 2))
+
+
 def choice_rows(context: str, question: str, options, tokenizer, max_seq_length: int, max_qa_length: int) -> dict:
     """One [CLS] context [SEP] question+option [SEP] row per option: the LAST max_qa_length tokens of
     question+option, the context cut from its end to fit; segment 0 through the first [SEP]; zero padding."""

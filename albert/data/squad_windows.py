@@ -127,6 +127,16 @@ def max_context_flags(spans: list, index: int) -> list:
     return flags
 
 
+def default_doc_stride(max_seq_length: int) -> int:
+    """--doc_stride when not given (run_squad.py, answer(), the serving export): a third of the length (128 at 384)."""
+    return max(1, max_seq_length // 3)
+
+
+def default_max_query_length(max_seq_length: int) -> int:
+    """--max_query_length when not given: 64, or half the length below 128."""
+    return max(1, min(64, max_seq_length // 2))
+
+
 @dataclasses.dataclass
 class Windows:
     """How a question and its context become features: the length of a window, the stride between windows, the

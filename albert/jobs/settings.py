@@ -5,6 +5,8 @@ texts. No TensorFlow here: a command line checks its values before TensorFlow st
 import dataclasses
 from typing import ClassVar
 
+from albert.data.race_rows import default_max_qa_length
+from albert.data.squad_windows import default_doc_stride, default_max_query_length
 from albert.export.options import OnnxOption, TfliteOptions
 from albert.ground.errors import AlbertError
 from albert.ground.settings_flags import SHARED, Settings, at_least, finite, probability, setting
@@ -270,11 +272,11 @@ class SquadRun(FineTuningExport):
     doc_stride: int | None = setting(None, "Span stride (default: --max_seq_length / 3). The pieces between the "
                                      "starts of consecutive document spans of a long paragraph: 128 at the default "
                                      "length 384.", check=at_least(1), group="inputs",
-                                     derived=lambda s: max(1, s.max_seq_length // 3))
+                                     derived=lambda s: default_doc_stride(s.max_seq_length))
     max_query_length: int | None = setting(None, "Question pieces (default 64, at most --max_seq_length / 2). A "
                                            "question's first pieces are kept: 64 from --max_seq_length 128 up.",
                                            check=at_least(1), group="inputs",
-                                           derived=lambda s: max(1, min(64, s.max_seq_length // 2)))
+                                           derived=lambda s: default_max_query_length(s.max_seq_length))
     do_train: bool = setting(False, "Train.", group="training")
     do_predict: bool = setting(False, "Predict --predict_file (scored at every checkpoint when it has answers).",
                                group="evaluation")
@@ -334,7 +336,7 @@ class RaceRun(FineTuningExport):
     max_qa_length: int | None = setting(None, "Question+option tokens (default 128 or half the length). The last "
                                         "ones are kept: by default 128, or --max_seq_length / 2 below 256.",
                                         check=at_least(1), group="inputs",
-                                        derived=lambda s: max(1, min(128, s.max_seq_length // 2)))
+                                        derived=lambda s: default_max_qa_length(s.max_seq_length))
     high_only: bool = setting(False, "RACE-H only.", group="inputs")
     middle_only: bool = setting(False, "RACE-M only.", group="inputs")
     do_train: bool = setting(True, "Train.", group="training")

@@ -11,9 +11,9 @@ import tensorflow as tf
 
 from albert.data.buckets import grouped_batches, in_original_order
 from albert.data.features import PACKED_INPUTS, step_boundaries
-from albert.data.race_rows import choice_rows
+from albert.data.race_rows import choice_rows, default_max_qa_length
 from albert.data.squad_predictions import apply_null_threshold, model_step, nbest_answers, run_model
-from albert.data.squad_windows import Question, Windows, convert_examples
+from albert.data.squad_windows import Question, Windows, convert_examples, default_doc_stride, default_max_query_length
 from albert.ground import arguments
 from albert.ground.errors import AlbertError
 from albert.text.tokenization import FullTokenizer
@@ -28,21 +28,6 @@ def _step(model, make):
     if "_answer_step" not in model.__dict__:
         object.__setattr__(model, "_answer_step", make())
     return model.__dict__["_answer_step"]
-
-
-def doc_stride(max_seq_length: int) -> int:
-    """run_squad.py's --doc_stride when not given: a third of the length (128 at 384)."""
-    return max(1, max_seq_length // 3)
-
-
-def max_query_length(max_seq_length: int) -> int:
-    """run_squad.py's --max_query_length when not given: 64, or half the length below 128."""
-    return max(1, min(64, max_seq_length // 2))
-
-
-def max_qa_length(max_seq_length: int) -> int:
-    """run_race.py's --max_qa_length when not given: 128, or half the length below 256."""
-    return max(1, min(128, max_seq_length // 2))
 
 
 def _seq_length(model, asked: int | None, default: int, where: str) -> int:
@@ -115,8 +100,8 @@ def squad_answers(model, questions, contexts, version_2: bool, stride: int | Non
     if not asked:
         return []
     length = _seq_length(model, max_seq_length, SQUAD_MAX_SEQ_LENGTH, where)
-    settings = Windows(length, doc_stride(length) if stride is None else stride,
-                        max_query_length(length) if query_length is None else query_length,
+    settings = Windows(length, default_doc_stride(length) if stride is None else stride,
+                       default_max_query_length(length) if query_length is None else query_length,
                         model.preprocessor.do_lower_case)
     if settings.max_query_length > length - 4:
         raise AlbertError(f"{where}: max_query_length {settings.max_query_length} leaves no room in max_seq_length "
@@ -186,7 +171,7 @@ def race_choices(model, articles, questions, options, max_seq_length: int | None
         return []
     tokenizer = _tokenizer(model)
     length = _seq_length(model, max_seq_length, RACE_MAX_SEQ_LENGTH, where)
-    qa_length = max_qa_length(length) if qa_length is None else qa_length
+    qa_length = default_max_qa_length(length) if qa_length is None else qa_length
     if qa_length > length - 3:
         raise AlbertError(f"{where}: max_qa_length {qa_length} leaves no room in max_seq_length {length} for [CLS] "
                           f"and two [SEP]; pass max_qa_length={max(1, length - 3)} or less, or a longer "
