@@ -10,7 +10,7 @@ import sys
 import json
 import textwrap
 
-from tests.helpers import ROOT, shared_directory
+from tests.helpers import run_command, shared_directory
 
 SPM = os.path.join(shared_directory(), "albert_30k_clean", "30k-clean.model")  # the released 30k-clean model
 GLUE = os.path.join(shared_directory(), "glue_real")
@@ -62,10 +62,7 @@ def fresh(code: str, cwd, env_extra=None, timeout=300, python=sys.executable):
     return result
 
 
-def run_script(name, *args):
-    env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2")
-    return subprocess.run([sys.executable, os.path.join(ROOT, name), *args], capture_output=True, text=True,
-                          timeout=600, env=env)
+run_script = run_command  # the harness, under the name these tests use
 
 
 def sst2_export(tmp_path, reuse=False):

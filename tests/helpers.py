@@ -1,9 +1,11 @@
-"""Small shared pieces of the tests: tiny configs, fixture paths, a padded batch, a directory's bytes."""
+"""Small shared pieces of the tests: tiny configs, fixture paths, a padded batch, a directory's bytes, and the one
+harness that runs a command as a user types it (`run_command`) and reads its one-line error (`one_line_error`)."""
 
 import hashlib
 import json
 import os
 import subprocess
+import sys
 
 import numpy as np
 
@@ -12,6 +14,27 @@ from albert import AlbertConfig
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(ROOT, "tests", "fixtures")
 PARITY_CASES = ("e_lt_h_shared", "groups3_inner2", "e_eq_h_relu")
+
+
+def run_command(command: str, *args, cwd=None, env=None, timeout=600, check=False) -> subprocess.CompletedProcess:
+    """`command` run in its own process as a user runs it: a script at the top of the repository (`run_squad.py`),
+    a tool (`tools/answer.py`) or a module (`albert.convert`: `python -m`); text output captured; `env`: variables
+    added to this process's (TensorFlow's native INFO lines off, the checkout importable); `check`: exit status 0
+    asserted, with the command and its stderr's end as the message."""
+    program = ["-m", command] if command.startswith("albert.") else [os.path.join(ROOT, command)]
+    environment = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2", **(env or {}))
+    result = subprocess.run([sys.executable, *program, *map(str, args)], capture_output=True, text=True, cwd=cwd,
+                            env=environment, timeout=timeout)
+    if check:
+        assert result.returncode == 0, f"{command} {' '.join(map(str, args))}\n{result.stderr[-4000:]}"
+    return result
+
+
+def one_line_error(result: subprocess.CompletedProcess) -> str:
+    """The one line a refused command printed (exit status 2, nothing on stdout's end asserted)."""
+    lines = result.stderr.splitlines()
+    assert (result.returncode, len(lines)) == (2, 1), result.stderr[-3000:]
+    return lines[0]
 
 
 def tiny_config(**changes) -> AlbertConfig:

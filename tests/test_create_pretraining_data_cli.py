@@ -1,21 +1,17 @@
 """create_pretraining_data.py end to end, and every bad input: one line on stderr, exit 2, no output left."""
 
+import functools
 import os
-import subprocess
-import sys
 
 import pytest
 import tensorflow as tf
 
-from tests.helpers import ROOT
+from tests.helpers import ROOT, run_command
 
 SCRIPT = os.path.join(ROOT, "create_pretraining_data.py")
 
 
-def run(*args, cwd=None):
-    env = dict(os.environ, PYTHONPATH=ROOT)
-    return subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True, timeout=300, env=env,
-                          cwd=cwd)
+run = functools.partial(run_command, "create_pretraining_data.py", timeout=300)
 
 
 def test_end_to_end_with_gzip_globs_and_two_outputs(corpus_dir, tmp_path):

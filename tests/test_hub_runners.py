@@ -7,12 +7,10 @@ import json
 import re
 import os
 import random
-import subprocess
-import sys
 
 import pytest
 
-from tests.helpers import HUB_ARTIFACTS, ROOT
+from tests.helpers import HUB_ARTIFACTS, run_command
 from tests.hub_server import Hub
 from tests.squad_helpers import make_squad
 from tests.task_data_helpers import make_race, setup_task
@@ -30,9 +28,7 @@ def handle():
 
 
 def run(script, tmp_path, *args):
-    env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2", ALBERT_CACHE=str(tmp_path / "cache"))
-    return subprocess.run([sys.executable, os.path.join(ROOT, script), *args], capture_output=True, text=True,
-                          timeout=600, env=env)
+    return run_command(script, *args, env={"ALBERT_CACHE": str(tmp_path / "cache")})
 
 
 @pytest.mark.slow

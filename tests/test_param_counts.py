@@ -1,15 +1,14 @@
 """Exact trainable parameter counts of the real Keras models, and `python -m albert.info` agreeing with them."""
 
+import functools
 import json
 import re
-import subprocess
-import sys
 
 import pytest
 
 from albert import AlbertConfig, AlbertEncoder, AlbertPretrainer
 from albert.model.sizing import largest_batch, parameter_breakdown, training_memory
-from tests.helpers import tiny_config
+from tests.helpers import run_command, tiny_config
 
 PRESET_COUNTS = {  # (encoder + pooler, with MLM + SOP heads): the original code's counts (spec §4.9)
     "base": (11_683_584, 11_813_810),
@@ -73,9 +72,7 @@ def test_info_counts_equal_the_model_for_any_grouping(changes):
     assert params["mlm_head"] + params["sop_head"] == model.mlm_head.count_params() + model.sop_head.count_params()
 
 
-def run_info(*args):
-    return subprocess.run([sys.executable, "-m", "albert.info", *args], capture_output=True, text=True,
-                          timeout=120)
+run_info = functools.partial(run_command, "albert.info", timeout=120)
 
 
 def test_info_cli_prints_breakdown_flops_and_memory():

@@ -1,20 +1,17 @@
 """run_classifier.py end to end on a synthetic RTE-layout task, its output files, and its bad inputs."""
 
+import functools
 import os
 import subprocess
-import sys
 
 import numpy as np
 import pytest
 
-from tests.helpers import ROOT, resized_config, tree_digest
+from tests.helpers import resized_config, ROOT, run_command, tree_digest
 from tests.task_data_helpers import setup_task
 
 
-def run(*args):
-    env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2")
-    return subprocess.run([sys.executable, os.path.join(ROOT, "run_classifier.py"), *args], capture_output=True,
-                          text=True, timeout=300, env=env)
+run = functools.partial(run_command, "run_classifier.py", timeout=300)
 
 
 @pytest.mark.slow

@@ -5,8 +5,6 @@ evaluates, predicts or exports RUN with no model flags; a run of another task is
 import json
 import os
 import shutil
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -14,7 +12,7 @@ import pytest
 from albert.ground.errors import AlbertError
 from albert.weights.run_record import RECORD, RunRecord, read_record, write_record
 from tests.export_helpers import SPM, TINY
-from tests.helpers import ROOT, WEIGHT_FIXTURES
+from tests.helpers import run_command, WEIGHT_FIXTURES
 
 LABELS = ("negative", "neutral", "positive")
 TAGS = ("O", "B-PER", "I-PER", "B-LOC")
@@ -143,10 +141,7 @@ def test_a_record_not_written_by_a_run_is_one_line(tmp_path):
                             "labels and preprocessing); remove it, or use another --output_dir")
 
 
-def run(script, *args, cwd=None):
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONPATH=ROOT)
-    return subprocess.run([sys.executable, os.path.join(ROOT, script), *args], capture_output=True, text=True,
-                          env=env, cwd=cwd, timeout=600)
+run = run_command
 
 
 @pytest.mark.slow  # an export and a tool process; the other run-directory checks stay fast

@@ -1,22 +1,17 @@
 """run_race.py end to end on a synthetic, learnable 4-choice task in the all.txt layout."""
 
+import functools
 import json
-import os
 import random
-import subprocess
-import sys
 import zipfile
 
 import pytest
 
-from tests.helpers import ROOT, resized_config, tree_digest
+from tests.helpers import resized_config, run_command, tree_digest
 from tests.task_data_helpers import make_race, word_model_flags
 
 
-def run(*args):
-    env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2")
-    return subprocess.run([sys.executable, os.path.join(ROOT, "run_race.py"), *args], capture_output=True,
-                          text=True, timeout=300, env=env)
+run = functools.partial(run_command, "run_race.py", timeout=300)
 
 
 def common(tmp_path):

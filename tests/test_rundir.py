@@ -1,6 +1,7 @@
 """One writer per output directory (albert/ground/rundir.py): a second run stops at once naming the first; a killed run's
 lock is taken over; the lock file goes when the run ends; a directory made only for a failed run is removed."""
 
+import functools
 import os
 import signal
 import subprocess
@@ -9,7 +10,7 @@ import textwrap
 
 import pytest
 
-from tests.helpers import ROOT
+from tests.helpers import ROOT, run_command
 
 HOLD = textwrap.dedent("""
     import sys, time
@@ -27,9 +28,7 @@ def holder(directory):
     return process
 
 
-def run(script, *args):
-    return subprocess.run([sys.executable, os.path.join(ROOT, script), *args], capture_output=True, text=True,
-                          timeout=120, env=dict(os.environ, PYTHONPATH=ROOT))
+run = functools.partial(run_command, timeout=120)
 
 
 @pytest.mark.parametrize("script", ["run_pretraining.py", "run_classifier.py", "run_squad.py", "run_race.py"])

@@ -10,6 +10,7 @@ which trains nothing, under float32): outputs within 1e-5 of the float32 model, 
 f16 value anywhere in the exported graphs (exports compute in float32, whatever the training precision).
 """
 
+import functools
 import json
 import os
 import random
@@ -21,7 +22,7 @@ import numpy as np
 import pytest
 
 from tests import squad_helpers
-from tests.helpers import FIXTURES, ROOT
+from tests.helpers import FIXTURES, ROOT, run_command
 from tests.pretraining_helpers import PRED, SEQ, write_original_records
 from tests.task_data_helpers import WORDS, make_race, make_rte_like
 
@@ -39,13 +40,7 @@ ROWS = [(runner, precision, recompute)
         or runner == "squad_v2"]
 
 
-def run(script, *args, timeout=300):
-    env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2")
-    command = [sys.executable, *(["-m", script] if script.startswith("albert.") else
-                                 [os.path.join(ROOT, script)]), *args]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env)
-    assert result.returncode == 0, f"{script} {' '.join(args)}\n{result.stderr[-4000:]}"
-    return result
+run = functools.partial(run_command, timeout=300, check=True)
 
 
 @pytest.fixture(scope="module")

@@ -2,25 +2,21 @@
 nothing written), export_to_tfhub.py on a Hugging Face directory (checked in a fresh process against the
 reference's outputs) and run_classifier.py --init_checkpoint=<Hugging Face directory> --export_dir."""
 
+import functools
 import json
 import os
 import random
 import shutil
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 from tests.export_helpers import fresh, run_script
-from tests.helpers import ROOT, golden
+from tests.helpers import golden, ROOT, run_command
 from tests.helpers import WEIGHT_FIXTURES as FIXTURES
 
 
-def run_convert(*args):
-    env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2")
-    return subprocess.run([sys.executable, "-m", "albert.convert", *args], capture_output=True, text=True,
-                          timeout=300, env=env, cwd=ROOT)
+run_convert = functools.partial(run_command, "albert.convert", cwd=ROOT, timeout=300)
 
 
 def edit_json(path, **changes):
