@@ -7,7 +7,7 @@ import zipfile
 
 import pytest
 
-from tests.helpers import resized_config, run_command, tree_digest
+from tests.helpers import one_line_error, resized_config, run_command, tree_digest
 from tests.task_data_helpers import make_race, word_model_flags
 
 
@@ -80,13 +80,11 @@ def test_learns_a_four_choice_task_and_writes_predictions(tmp_path):
 
 def test_bad_flags(tmp_path):
     args = common(tmp_path)
-    result = run(*args, f"--output_dir={tmp_path / 'o'}", "--max_qa_length=30")
-    assert result.returncode == 2
-    assert result.stderr.strip().splitlines()[-1] == ("run_race.py: error: --max_seq_length 24 leaves no room for the "
-                                                      "article after --max_qa_length 30 and 3 special tokens")
-    result = run(*args, f"--output_dir={tmp_path / 'o'}", f"--data_dir={tmp_path / 'none'}")
-    assert result.returncode == 2
-    assert "RACE/train/middle: not found" in result.stderr.strip().splitlines()[-1]
+    assert one_line_error(run(*args, f"--output_dir={tmp_path / 'o'}", "--max_qa_length=30")) == (
+        "run_race.py: error: --max_seq_length 24 leaves no room for the article after --max_qa_length 30 and 3 "
+        "special tokens")
+    assert "RACE/train/middle: not found" in one_line_error(run(*args, f"--output_dir={tmp_path / 'o'}",
+                                                                f"--data_dir={tmp_path / 'none'}"))
 
 
 @pytest.mark.parametrize("case", ["three options", "answer E", "malformed", "empty"])
