@@ -116,8 +116,8 @@ def train_rate(config, record: str, max_seq_length: int, batch_size: int, bucket
     import tensorflow as tf
 
     from albert.data.features import boundaries, step_boundaries
-    from albert.model.task_models import AlbertClassifier
-    from albert.tasks.classification import classification_loss
+    from albert.tasks.classification.model import AlbertClassifier
+    from albert.tasks.classification.features import classification_loss
     from albert.train.loop import Trainer
     from albert.train.settings import LoopConfig
     from albert.train.optimizers import create_optimizer
@@ -215,8 +215,8 @@ def serving_latency(config, spm: str, directory: str) -> tuple:
     import tensorflow as tf
 
     from albert.data.features import boundaries
-    from albert.export.serving import export_classifier
-    from albert.model.task_models import AlbertClassifier
+    from albert.tasks.classification.serving import export_classifier
+    from albert.tasks.classification.model import AlbertClassifier
 
     keras.utils.set_random_seed(0)
     model = AlbertClassifier(config, num_labels=2)
@@ -258,9 +258,9 @@ def main():
 
     from albert.config import AlbertConfig
     from albert.data.features import boundaries, step_boundaries
-    from albert.model.task_models import AlbertClassifier
-    from albert.tasks.classification import cached_features
-    from albert.tasks.glue import convert_example, get_task, read_examples
+    from albert.tasks.classification.model import AlbertClassifier
+    from albert.tasks.classification.features import cached_features
+    from albert.tasks.classification.glue import convert_example, get_task, read_examples
     from albert.text.tokenization import FullTokenizer
 
     print(f"# {cpu_name()}, {os.cpu_count()} CPUs; "

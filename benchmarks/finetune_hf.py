@@ -64,7 +64,7 @@ def ours_worker(args) -> dict:
 
     from albert.config import AlbertConfig
     from albert.data.features import step_boundaries
-    from albert.model.task_models import AlbertClassifier
+    from albert.tasks.classification.model import AlbertClassifier
     from albert.train.setup import set_precision
 
     config = AlbertConfig.preset("base_v2")
@@ -145,8 +145,8 @@ def prepare(task_name: str, seq_length: int, batch_size: int, steps: int, glue_d
     `seq_length`; the .npz also holds `train_order`: the examples of our first WARMUP + `steps` training batches."""
     import numpy as np
 
-    from albert.tasks.classification import cached_features
-    from albert.tasks.glue import convert_example, get_task, read_examples
+    from albert.tasks.classification.features import cached_features
+    from albert.tasks.classification.glue import convert_example, get_task, read_examples
     from albert.text.tokenization import FullTokenizer
 
     task, tokenizer = get_task(task_name), FullTokenizer(None, True, spm)

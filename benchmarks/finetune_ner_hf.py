@@ -2,7 +2,7 @@
 machine, on the real CoNLL-2003 English files (../shared/conll2003) and the released 30k-clean SentencePiece model.
 
 An ALBERT-base-shaped token classifier (random weights, seed 0; AdamW; clipping; 9 tags), the same windows on both
-sides (run_ner.py's: albert.data.token_windows, --max_seq_length, --doc_stride 64), 2 threads each:
+sides (run_ner.py's: albert.tasks.ner.windows, --max_seq_length, --doc_stride 64), 2 threads each:
 
 | row | ours (the training loop run_ner.py runs) | HF (PyTorch, SDPA attention) |
 |---|---|---|
@@ -45,8 +45,8 @@ def ours_worker(args) -> dict:
     from albert.config import AlbertConfig
     from albert.data.buckets import grouped_batches
     from albert.data.features import PACKED_INPUTS, step_boundaries
-    from albert.jobs.ner import token_loss
-    from albert.model.task_models import AlbertTokenClassifier
+    from albert.tasks.ner.job import token_loss
+    from albert.tasks.ner.model import AlbertTokenClassifier
     from albert.train.loop import Trainer
     from albert.train.optimizers import create_optimizer
     from albert.train.settings import LoopConfig
@@ -143,8 +143,8 @@ def prepare(conll: str, spm: str, seq_length: int, batch_size: int, steps: int, 
     .npz both sides read."""
     import numpy as np
 
-    from albert.data.token_windows import padded, sentence_windows
-    from albert.tasks.conll import read_sentences, tag_set
+    from albert.tasks.ner.windows import padded, sentence_windows
+    from albert.tasks.ner.conll import read_sentences, tag_set
     from albert.text.tokenization import FullTokenizer
 
     tokenizer = FullTokenizer(None, True, spm)

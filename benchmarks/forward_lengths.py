@@ -28,7 +28,7 @@ def ours_worker(batch_size: int, lengths: list, calls: int) -> dict:
     import tensorflow as tf
 
     from albert.config import AlbertConfig
-    from albert.model.task_models import AlbertClassifier
+    from albert.tasks.classification.model import AlbertClassifier
 
     tf.config.threading.set_intra_op_parallelism_threads(2)
     keras.utils.set_random_seed(0)

@@ -107,8 +107,8 @@ def main(argv=None):
     started = time.perf_counter()
     from albert.config import AlbertConfig
     from albert.model.sizing import gemm_ceiling
-    from albert.tasks.classification import cached_features
-    from albert.tasks.glue import get_task
+    from albert.tasks.classification.features import cached_features
+    from albert.tasks.classification.glue import get_task
     from albert.text.tokenization import FullTokenizer
 
     import tensorflow as tf

@@ -55,7 +55,7 @@ def main():
 
     tf.config.threading.set_intra_op_parallelism_threads(args.threads)
     from albert import AlbertConfig, AlbertSquadV1
-    from albert.export.serving import export_squad
+    from albert.tasks.squad.serving import export_squad
     from albert.export.litert import export_tflite
 
     config = AlbertConfig.preset(args.preset)

@@ -11,7 +11,7 @@ SST-2 dev sentences, in order) and a 1,000-sentence batch job (sentences/s), for
 
 One ALBERT-base-shaped classifier (random weights, seed 0: time does not depend on them, but biases and LayerNorm
 betas are nonzero as a trained model's, so no converter can fold an addition away; the same weights on both sides,
-written as a Hugging Face directory by albert.export.conversion), the released 30k-clean SentencePiece model, 2
+written as a Hugging Face directory by albert.tasks.conversion), the released 30k-clean SentencePiece model, 2
 threads everywhere. Every path's batch job runs the same batches: the 1,000 first SST-2 train sentences
 sorted by length, 32 a batch, each padded to its longest (the SavedModel pads to its length bucket itself).
 Tokenization is included in every figure and reported apart (p50 per query; seconds for the batch job). Each side
@@ -134,11 +134,11 @@ def prepare(work: str, spm: str, preset: str):
     import keras
 
     from albert.config import AlbertConfig
-    from albert.export.conversion import write_huggingface
+    from albert.tasks.conversion import write_huggingface
     from albert.export.litert import export_tflite
     from albert.export.onnx import export_onnx
-    from albert.export.serving import export_classifier
-    from albert.model.task_models import AlbertClassifier
+    from albert.tasks.classification.serving import export_classifier
+    from albert.tasks.classification.model import AlbertClassifier
 
     import numpy as np
 

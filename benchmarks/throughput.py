@@ -141,7 +141,7 @@ def pretraining_trainer(config, precision: str, batch_size: int, seq_length: int
     from albert import AlbertPretrainer
     from albert.train.distribute import create_strategy
     from albert.train.optimizers import create_optimizer
-    from albert.tasks.pretraining import pretraining_loss
+    from albert.tasks.pretraining.objective import pretraining_loss
     from albert.train.loop import Trainer
     from albert.train.settings import LoopConfig
     from albert.train.setup import set_precision

@@ -89,7 +89,7 @@ import keras
 from albert import AlbertConfig, AlbertPretrainer
 from albert.data.readers import pretraining_dataset
 from albert.train.optimizers import create_optimizer
-from albert.tasks.pretraining import pretraining_loss
+from albert.tasks.pretraining.objective import pretraining_loss
 from albert.train.loop import Trainer
 from albert.train.settings import LoopConfig
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, settings, strategies as st
 
 from albert.ground.errors import AlbertError
-from albert.tasks.own_data import Row
+from albert.tasks.classification.own_data import Row
 from tests.reader_targets import message_fault
 
 

@@ -20,7 +20,12 @@ import time
 import traceback
 
 from albert.ground.errors import AlbertError
-from albert.tasks import conll, glue, own_data, race, squad, squad_eval
+from albert.tasks.ner import conll
+from albert.tasks.classification import glue
+from albert.tasks.classification import own_data
+from albert.tasks.race import examples as race
+from albert.tasks.squad import examples as squad
+from albert.tasks.squad import evaluate as squad_eval
 from albert.data import corpus
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

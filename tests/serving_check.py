@@ -22,7 +22,7 @@ if ROOT not in sys.path:
 
 import albert  # noqa: E402
 from albert.data.readers import pretraining_dataset, race_dataset, squad_dataset  # noqa: E402
-from albert.tasks.squad import model_inputs, prediction_outputs  # noqa: E402
+from albert.tasks.squad.windows import model_inputs, prediction_outputs  # noqa: E402
 
 PACKED = ("input_ids", "input_mask", "segment_ids")
 LOW = {tf.bfloat16.as_datatype_enum, tf.float16.as_datatype_enum}

@@ -1,4 +1,4 @@
-"""Answers on raw strings (albert.model.answering): `AlbertSquadV1.answer` / `AlbertSquadV2.answer` equal
+"""Answers on raw strings (albert.tasks.squad.answering, albert.tasks.race.answering): `AlbertSquadV1.answer` / `AlbertSquadV2.answer` equal
 run_squad.py's prediction path (its feature file, its batches, its decoding) on the same model and questions, for a
 context of many windows; `AlbertMultipleChoice.choose` equals run_race.py's; bad input is one AlbertError line.
 
@@ -18,17 +18,22 @@ import tensorflow as tf
 
 from albert.config import AlbertConfig
 from albert.data.features import step_boundaries
-from albert.data.race_rows import default_max_qa_length
+from albert.tasks.race.rows import default_max_qa_length
 from albert.data.readers import prediction_batches, race_decoder, squad_decoder
-from albert.data.squad_predictions import apply_null_threshold, decode, run_model
-from albert.data.squad_windows import default_doc_stride, default_max_query_length
+from albert.tasks.squad.predictions import apply_null_threshold, decode, run_model
+from albert.tasks.squad.windows import default_doc_stride, default_max_query_length
 from albert.ground.errors import AlbertError
-from albert.jobs.settings import RaceRun, SquadRun
-from albert.model import answering
+from albert.tasks.race.settings import RaceRun
+from albert.tasks.squad.settings import SquadRun
+from albert.tasks.race import answering as race_answering
+from albert.tasks.squad import answering
 from albert.model.preprocessor import AlbertPreprocessor
-from albert.model.task_models import AlbertMultipleChoice, AlbertSquadV1, AlbertSquadV2
-from albert.tasks import race, squad
-from albert.tasks.classification import predict
+from albert.tasks.race.model import AlbertMultipleChoice
+from albert.tasks.squad.model import AlbertSquadV1, AlbertSquadV2
+from albert.tasks.race import examples as race
+from albert.tasks.squad import examples as squad
+from albert.tasks.squad import windows as squad_windows
+from albert.tasks.classification.features import predict
 from albert.text.tokenization import FullTokenizer, load_sentencepiece
 from tests import squad_helpers
 from tests.helpers import shared_directory
@@ -59,13 +64,13 @@ def v2():
 
 
 def runner_predictions(model, tmp_path, version_2: bool, batch_size=4):
-    """run_squad.py's path: the predict file read, its features written, batched and decoded (albert.jobs.squad);
+    """run_squad.py's path: the predict file read, its features written, batched and decoded (albert.tasks.squad.job);
     and a decoder of the same outputs with other n_best_size and max_answer_length."""
     path = tmp_path / "dev.json"
     path.write_text(json.dumps({"version": "v2.0", "data": [{"title": "t", "paragraphs": [
         {"context": c, "qas": [{"id": str(i), "question": q}]} for i, (q, c) in enumerate(QUESTIONS)]}]}))
     examples = squad.read_examples(str(path), False)
-    settings = squad.Windows(WINDOWS["max_seq_length"], WINDOWS["doc_stride"], WINDOWS["max_query_length"], True)
+    settings = squad_windows.Windows(WINDOWS["max_seq_length"], WINDOWS["doc_stride"], WINDOWS["max_query_length"], True)
     record = str(tmp_path / "predict.tf_record")
     metadata = squad.cached_features(examples, load_sentencepiece(SPM), settings, False, record, record + ".json",
                                      log=lambda _: None)
@@ -171,7 +176,7 @@ def test_the_defaults_are_the_runners():
     for name in ("n_best_size", "max_answer_length"):
         assert answer[name].default == fields[name].default, name
     assert answering.SQUAD_MAX_SEQ_LENGTH == fields["max_seq_length"].default
-    # the derived lengths have one definition (albert.data.squad_windows, albert.data.race_rows), which the runner's
+    # the derived lengths have one definition (albert.tasks.squad.windows, albert.tasks.race.rows), which the runner's
     # settings and answer() / choose() both call: the original's numbers
     for length, stride, query in ((16, 5, 8), (127, 42, 63), (128, 42, 64), (384, 128, 64), (512, 170, 64)):
         assert (default_doc_stride(length), default_max_query_length(length)) == (stride, query), length
@@ -179,7 +184,7 @@ def test_the_defaults_are_the_runners():
                 fields["max_query_length"].metadata["derived"](types.SimpleNamespace(max_seq_length=length))) == \
             (stride, query)
     race_fields = {f.name: f for f in dataclasses.fields(RaceRun)}
-    assert answering.RACE_MAX_SEQ_LENGTH == race_fields["max_seq_length"].default
+    assert race_answering.RACE_MAX_SEQ_LENGTH == race_fields["max_seq_length"].default
     for length, qa in ((16, 8), (255, 127), (256, 128), (512, 128)):
         assert default_max_qa_length(length) == qa == \
             race_fields["max_qa_length"].metadata["derived"](types.SimpleNamespace(max_seq_length=length))

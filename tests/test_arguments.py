@@ -26,8 +26,11 @@ from albert.config import AlbertConfig
 from albert.ground import arguments
 from albert.ground.errors import AlbertError
 from albert.model.preprocessor import AlbertPreprocessor
-from albert.model.task_models import (AlbertClassifier, AlbertMultipleChoice, AlbertPretrainer, AlbertSquadV1,
-                                      AlbertSquadV2, AlbertTokenClassifier)
+from albert.tasks.classification.model import AlbertClassifier
+from albert.tasks.pretraining.model import AlbertPretrainer
+from albert.tasks.race.model import AlbertMultipleChoice
+from albert.tasks.ner.model import AlbertTokenClassifier
+from albert.tasks.squad.model import AlbertSquadV1, AlbertSquadV2
 from tests.helpers import ROOT
 from tests.reader_properties import examples
 from tests.squad_helpers import ANSWERING_CONFIG

@@ -1,6 +1,6 @@
 """A runner's checks that need no model come before a model reference is resolved (which may download): a forgotten
 --do_* flag, a missing data file or model file is one line, exit 2, with the resolver never called. Each case runs
-the command in a process whose resolver (albert.jobs.preflight.resolve) ends the process if it is called; the last
+the command in a process whose resolver (albert.runner.preflight.resolve) ends the process if it is called; the last
 cases show it is called once the cheap checks pass."""
 
 import os
@@ -19,7 +19,7 @@ def refuse(reference, *args, **kwargs):
     print(f"resolver called for {reference}", file=sys.stderr)
     sys.exit(3)
 
-albert.hub.resolve.resolve = refuse  # before the command and albert.jobs.preflight import it
+albert.hub.resolve.resolve = refuse  # before the command and albert.runner.preflight import it
 from albert.commands import %s as command
 sys.argv[0] = %r
 command.command()

@@ -9,9 +9,9 @@ import tensorflow as tf
 
 from albert import AlbertClassifier, AlbertConfig
 from albert.data.readers import classifier_dataset, classifier_decoder, prediction_batches
-from albert.tasks.classification import cached_features, classification_loss, predict
-from albert.tasks.glue import get_task
-from albert.tasks.metrics import glue_metrics
+from albert.tasks.classification.features import cached_features, classification_loss, predict
+from albert.tasks.classification.glue import get_task
+from albert.tasks.classification.metrics import glue_metrics
 from albert.train.loop import Trainer
 from albert.train.settings import LoopConfig
 from albert.train.optimizers import create_optimizer

@@ -1,4 +1,4 @@
-"""albert/tasks/conll.py and albert/data/token_windows.py: the real CoNLL-2003 files read with the counts their
+"""albert/tasks/ner/conll.py and albert/tasks/ner/windows.py: the real CoNLL-2003 files read with the counts their
 README publishes; CoNLL / JSON Lines mistakes as one line; words to pieces and windows, each word scored once."""
 
 import json
@@ -7,8 +7,8 @@ import os
 import pytest
 
 from albert.ground.errors import AlbertError
-from albert.tasks.conll import Sentence, check_tags, is_cased, read_sentences, tag_set
-from albert.data.token_windows import IGNORED, continuation_tag, padded, sentence_windows, spans, word_tags
+from albert.tasks.ner.conll import Sentence, check_tags, is_cased, read_sentences, tag_set
+from albert.tasks.ner.windows import IGNORED, continuation_tag, padded, sentence_windows, spans, word_tags
 from albert.text.tokenization import FullTokenizer
 from tests.helpers import shared_directory
 

@@ -1,4 +1,4 @@
-"""Defaults that fit each other (albert/jobs/settings.py, albert/ground/settings_flags.py's `derived`): a stride or
+"""Defaults that fit each other (albert/runner/settings.py, albert/ground/settings_flags.py's `derived`): a stride or
 a question length left out is derived from --max_seq_length, and refused only when the user set it and it does not
 fit; the same defaults for the same things across runners; --num_train_epochs instead of --train_step for a user's
 own files (run_classifier.py) and NER, the steps counted from the train file and printed. No TensorFlow here: the
@@ -15,9 +15,14 @@ from absl import flags
 
 from albert.ground.errors import AlbertError
 from albert.ground.settings_flags import define
-from albert.jobs.preflight import given_settings
-from albert.jobs.settings import (GlueRun, NerRun, PretrainingRun, RaceRun, SquadRun, TRAIN_STEP, epoch_steps,
-                                  long_warmup, say_long_warmup, warmup_steps, with_epoch_steps)
+from albert.runner.preflight import given_settings
+from albert.runner.settings import (TRAIN_STEP, epoch_steps, long_warmup, say_long_warmup, warmup_steps,
+                                  with_epoch_steps)
+from albert.tasks.classification.settings import GlueRun
+from albert.tasks.ner.settings import NerRun
+from albert.tasks.pretraining.settings import PretrainingRun
+from albert.tasks.race.settings import RaceRun
+from albert.tasks.squad.settings import SquadRun
 from tests.helpers import ROOT
 
 HF = os.path.join(ROOT, "tests", "fixtures", "weights", "hf_pretraining")
@@ -63,7 +68,7 @@ def test_race_question_length_follows_max_seq_length(length, qa):
 
 
 def test_the_checks_before_the_model_see_the_derived_values():
-    """albert.jobs.preflight.given_settings: what a command checks before it resolves a model reference has the
+    """albert.runner.preflight.given_settings: what a command checks before it resolves a model reference has the
     derived defaults too (run_race.py refuses --max_seq_length <= --max_qa_length + 3 there)."""
     values = flags.FlagValues()
     job = define(RaceRun, values=values)
@@ -264,8 +269,8 @@ def test_ner_counts_the_training_windows_for_its_epochs(tmp_path, capsys):
     """The job makes the training windows once and counts them: a sentence longer than a window makes several.
     Ten two-word sentences (one window each) and one of 40 words: windows of 6 pieces (8 less [CLS] and [SEP]) one
     every 4 pieces until one reaches the end (as SQuAD's spans): 1 + ceil((pieces - 6) / 4) windows."""
-    from albert.jobs import ner
-    from albert.tasks.ner_data import ner_task
+    from albert.tasks.ner import job as ner
+    from albert.tasks.ner.examples import ner_task
     from albert.text.tokenization import FullTokenizer
     from albert.train.settings import Runtime
 
@@ -296,8 +301,8 @@ def test_ner_counts_the_training_windows_for_its_epochs(tmp_path, capsys):
 def test_a_ner_run_says_its_long_warmup_once_and_prints_its_rate_in_scientific_notation(tmp_path, capsys):
     """An explicit --warmup_step longer than the run: the line on stdout as training starts (once), and the progress
     lines' learning rate is the warmup's (5e-05 x step / 100), in scientific notation."""
-    from albert.jobs import ner
-    from albert.tasks.ner_data import ner_task
+    from albert.tasks.ner import job as ner
+    from albert.tasks.ner.examples import ner_task
     from albert.train.settings import Runtime
 
     (tmp_path / "train.txt").write_text("".join(f"a{i} O\nb B-LOC\n\n" for i in range(8)))

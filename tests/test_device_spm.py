@@ -8,7 +8,7 @@ import os
 import pytest
 import sentencepiece as spm
 
-from albert.tasks.glue import get_task, read_examples
+from albert.tasks.classification.glue import get_task, read_examples
 from albert.text.device_spm import preprocessing_model, preprocessing_rules
 from albert.text.tokenization import FullTokenizer, ends_in_digit_comma
 from albert.ground.wire import fields

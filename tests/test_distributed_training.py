@@ -88,7 +88,7 @@ tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfigur
 from albert import AlbertConfig, AlbertPretrainer
 from albert.ground.errors import AlbertError
 from albert.train.optimizers import create_optimizer
-from albert.tasks.pretraining import pretraining_loss
+from albert.tasks.pretraining.objective import pretraining_loss
 from albert.train.loop import Trainer
 from albert.train.settings import LoopConfig
 

@@ -1,4 +1,4 @@
-"""albert/tasks/entities.py against seqeval (requirements-dev.txt), the reference users compare NER scores with: on
+"""albert/tasks/ner/entities.py against seqeval (requirements-dev.txt), the reference users compare NER scores with: on
 random sentences of IOB1, IOB2 and IOBES tags, malformed ones included (an I- after O, an E- without B-), in
 seqeval's default (conlleval) mode and its strict mode, micro and per type; and on the real CoNLL-2003 dev tags."""
 
@@ -10,7 +10,7 @@ from seqeval import metrics
 from seqeval.scheme import IOB1, IOB2, IOBES
 
 from albert.ground.errors import AlbertError
-from albert.tasks.entities import check_tag, entities, score
+from albert.tasks.ner.entities import check_tag, entities, score
 from tests.helpers import shared_directory
 
 SEQEVAL_SCHEMES = {"IOB1": IOB1, "IOB2": IOB2, "IOBES": IOBES}

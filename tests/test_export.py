@@ -118,7 +118,7 @@ def test_encoder_and_mlm_match_the_keras_model(albert_dir, tmp_path):
 
 @pytest.mark.slow
 def test_preprocessor_ids_equal_the_python_tokenizer(albert_dir, tmp_path):
-    from albert.tasks.glue import InputExample, convert_example, get_task
+    from albert.tasks.classification.glue import InputExample, convert_example, get_task
     from albert.text.tokenization import FullTokenizer
 
     directory, hub = albert_dir
@@ -318,7 +318,7 @@ def test_classifier_serving_model_reproduces_do_predict(albert_dir, tmp_path):
     # model.tflite beside it takes the packed ids (tokenized in Python: SentencePiece has no LiteRT op) -> logits.
     from ai_edge_litert.interpreter import Interpreter
 
-    from albert.tasks.glue import InputExample, convert_example, get_task
+    from albert.tasks.classification.glue import InputExample, convert_example, get_task
     from albert.text.tokenization import FullTokenizer
 
     tokenizer = FullTokenizer(None, True, str(directory / "sp.model"))

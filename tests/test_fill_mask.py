@@ -1,4 +1,4 @@
-"""AlbertPretrainer.fill_mask (albert.data.fill_mask) against transformers' `pipeline("fill-mask")`.
+"""AlbertPretrainer.fill_mask (albert.tasks.pretraining.fill_mask) against transformers' `pipeline("fill-mask")`.
 
 tests/fixtures/fill_mask/golden.json was made once by tools/make_fill_mask_golden.py: a tiny AlbertPretrainer over the
 released 30k-clean SentencePiece model, every weight drawn from a fixed seed (`tiny_pretrainer`, built here again),
@@ -14,7 +14,7 @@ import types
 import numpy as np
 import pytest
 
-from albert.data.fill_mask import masked_inputs, mask_pattern, piece_word, top_k
+from albert.tasks.pretraining.fill_mask import masked_inputs, mask_pattern, piece_word, top_k
 from albert.ground.errors import AlbertError
 from albert.text.tokenization import FullTokenizer
 from tests.helpers import FIXTURES, ROOT, shared_directory
@@ -162,7 +162,7 @@ def test_no_texts_are_no_answers(model):
 
 
 def test_strings_without_a_preprocessor_are_one_line():
-    from albert.model.task_models import AlbertPretrainer
+    from albert.tasks.pretraining.model import AlbertPretrainer
     from tests.helpers import tiny_config
 
     with pytest.raises(AlbertError, match="^AlbertPretrainer got strings but has no preprocessor: make it with "):

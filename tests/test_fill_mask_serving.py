@@ -1,4 +1,4 @@
-"""export_to_tfhub.py's OUT/fill_mask (albert.export.fill_mask_serving), served in a fresh process that imports only
+"""export_to_tfhub.py's OUT/fill_mask (albert.tasks.pretraining.serving), served in a fresh process that imports only
 tensorflow and tensorflow_text, against `AlbertPretrainer.fill_mask` on the same weights (the tiny model of
 tests/test_fill_mask.py over the released 30k-clean SentencePiece model), and tools/fill_mask.py on it."""
 
@@ -58,7 +58,7 @@ def per_mask(result):
 
 
 def test_served_top_k_equals_fill_mask_and_bad_texts_are_flagged(exported, tmp_path):
-    from albert.data.fill_mask import masked_inputs
+    from albert.tasks.pretraining.fill_mask import masked_inputs
     from albert.text.tokenization import FullTokenizer
 
     model, out = exported

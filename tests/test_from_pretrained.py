@@ -59,7 +59,7 @@ def test_from_pretrained_fine_tunes_on_raw_strings_and_the_keras_file_keeps_the_
     import random
     import shutil
 
-    from albert.tasks.glue import InputExample, convert_example, get_task
+    from albert.tasks.classification.glue import InputExample, convert_example, get_task
     from albert.text.tokenization import FullTokenizer
 
     directory, source = released

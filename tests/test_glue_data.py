@@ -5,7 +5,7 @@ import os
 import pytest
 
 from albert import AlbertError
-from albert.tasks.glue import TASKS, get_task, read_examples
+from albert.tasks.classification.glue import TASKS, get_task, read_examples
 
 T = "\t"
 
@@ -138,7 +138,7 @@ class _Tokenizer:
 
 
 def test_feature_conversion_layout_truncation_and_labels():
-    from albert.tasks.glue import InputExample, convert_example, truncate_pair
+    from albert.tasks.classification.glue import InputExample, convert_example, truncate_pair
 
     tok = _Tokenizer()
     pair = convert_example(InputExample("x", "a b c d e", "f g", "not_entailment"), get_task("rte"), 8, tok)

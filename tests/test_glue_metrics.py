@@ -3,7 +3,7 @@ import math
 import numpy as np
 import pytest
 
-from albert.tasks.metrics import best_key, best_step, glue_metrics
+from albert.tasks.classification.metrics import best_key, best_step, glue_metrics
 
 
 def test_classification_metrics_against_hand_counts():

@@ -231,7 +231,7 @@ def test_a_config_whose_weights_cannot_fit_is_one_line_before_keras_allocates(tm
     import shutil
 
     import albert
-    from albert.model import task_models
+    from albert.tasks.classification import model as task_models
 
     fixture = os.path.join(ROOT, "tests", "fixtures", "weights", "hf_classifier")
     directory = tmp_path / "repo"

@@ -115,7 +115,7 @@ def test_a_module_of_another_family_is_refused_in_one_line(tmp_path):
     import tensorflow as tf
 
     from albert.ground.errors import AlbertError
-    from albert.model.task_models import AlbertClassifier
+    from albert.tasks.classification.model import AlbertClassifier
 
     module = tmp_path / "bert_module"
     shutil.copytree(os.path.join(TF1, "module"), module)

@@ -1,4 +1,4 @@
-"""The GLUE, SQuAD and RACE jobs (albert/jobs/), called as library calls in the test's process -- what run_classifier.py,
+"""The GLUE, SQuAD and RACE jobs (albert/tasks/<task>/job.py), called as library calls in the test's process -- what run_classifier.py,
 run_squad.py and run_race.py call once their flags are checked: a few steps of training, an evaluation, the prediction files in the
 original's layout, the serving export. The fast tier's run of each; the runners as processes (learning the tasks,
 resuming, refusing reruns, exit codes, serving in a fresh process): tests/test_run_classifier.py, test_export.py,
@@ -8,7 +8,9 @@ import json
 import os
 import random
 
-from albert.jobs import glue, race, squad
+from albert.tasks.classification import job as glue
+from albert.tasks.race import job as race
+from albert.tasks.squad import job as squad
 from albert.train.settings import Runtime
 from tests.export_helpers import GLUE, SPM, TINY
 from tests.squad_helpers import make_sentencepiece, make_squad, tiny_config

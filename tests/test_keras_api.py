@@ -1,5 +1,5 @@
 """The Keras API as Keras 3 users write it: `.keras` files of every model, reloaded in a fresh process
-(`albert.load_model`, or `keras.models.load_model` after `import albert.model.loading`), give the same outputs; a
+(`albert.load_model`, or `keras.models.load_model` after `import albert.tasks.loading`), give the same outputs; a
 failed save leaves nothing behind."""
 
 import os
@@ -59,7 +59,7 @@ def test_keras_files_reload_in_a_fresh_process_with_the_same_outputs(saved):
         import numpy as np
         import keras
         import albert
-        import albert.model.loading        # the documented import that lets keras.models.load_model find the classes
+        import albert.tasks.loading        # the documented import that lets keras.models.load_model find the classes
         outputs = {{}}
         for i, (name, key) in enumerate({[(n, m[2]) for n, m in MODELS.items()] + [("functional", None)]!r}):
             # key None: a tensor; every other file through keras.models.load_model itself
@@ -176,7 +176,7 @@ tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfigur
 import keras
 import albert
 from albert.train.optimizers import create_optimizer
-from albert.tasks.classification import classification_loss
+from albert.tasks.classification.features import classification_loss
 from albert.train.loop import Trainer
 from albert.train.settings import LoopConfig
 
@@ -241,7 +241,7 @@ def test_preprocessor_ids_equal_the_python_path_on_varied_strings(spm_model):
 
     import tensorflow as tf
 
-    from albert.tasks.glue import InputExample, convert_example, get_task
+    from albert.tasks.classification.glue import InputExample, convert_example, get_task
     from albert.text.tokenization import FullTokenizer
     from tests.export_helpers import random_strings
 

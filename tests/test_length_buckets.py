@@ -170,7 +170,7 @@ def test_every_task_model_gives_the_fixed_lengths_outputs_on_a_cut_batch(name):
 
 
 def test_squad_v1_candidates_do_not_depend_on_how_far_a_feature_was_padded():
-    from albert.data.squad_predictions import _spans
+    from albert.tasks.squad.predictions import _spans
 
     rng = np.random.default_rng(0)
     real = 10
@@ -292,7 +292,7 @@ print("RESULT " + json.dumps({"cut": cut, "whole": whole, "mirrored": mirrored})
 # ----------------------------------------------------------------------------------------------------- serving
 @pytest.mark.slow
 def test_raw_string_serving_computes_up_to_the_bucket_with_the_same_outputs(spm_model, tmp_path):
-    from albert.export.serving import export_classifier
+    from albert.tasks.classification.serving import export_classifier
 
     keras.utils.set_random_seed(5)
     config = tiny_config(vocab_size=300, max_position_embeddings=64)

@@ -1,4 +1,4 @@
-"""albert/tasks/ner_data.py: run_ner.py's files checked before TensorFlow starts, the tags recorded in the run
+"""albert/tasks/ner/examples.py: run_ner.py's files checked before TensorFlow starts, the tags recorded in the run
 directory and read back, and the prediction files in the CoNLL form conlleval reads."""
 
 import json
@@ -6,8 +6,8 @@ import json
 import pytest
 
 from albert.ground.errors import AlbertError
-from albert.tasks.conll import Sentence
-from albert.tasks.ner_data import ner_task, prediction_lines, recorded
+from albert.tasks.ner.conll import Sentence
+from albert.tasks.ner.examples import ner_task, prediction_lines, recorded
 from albert.weights.run_record import RunRecord, write_record
 
 TRAIN = "-DOCSTART- -X- -X- O\n\nEU NNP B-NP B-ORG\nrejects VBZ B-VP O\n\nPeter NNP B-NP B-PER\nBlackburn NNP I-NP I-PER\n"

@@ -38,7 +38,7 @@ def serve_alone(path, batch: dict, tmp_path) -> tuple:
 
 
 def sst2_dev_batch(sentences):
-    from albert.tasks.glue import InputExample, convert_example, get_task
+    from albert.tasks.classification.glue import InputExample, convert_example, get_task
     from albert.text.tokenization import FullTokenizer
 
     tokenizer, task = FullTokenizer(None, True, SPM), get_task("sst-2")
@@ -51,7 +51,7 @@ def sst2_dev_batch(sentences):
 @pytest.mark.slow
 def test_run_classifiers_model_onnx_serves_every_sst2_dev_sentence_as_keras_does(sst2, tmp_path):
     from albert.config import AlbertConfig
-    from albert.model.task_models import AlbertClassifier
+    from albert.tasks.classification.model import AlbertClassifier
     from albert.weights.loader import init_from_checkpoint
 
     directory, out, sentences = sst2
@@ -101,7 +101,7 @@ def packed(shape, seed, p_mask=False):
 @pytest.mark.parametrize("kind", ["squad2", "race"])
 def test_squad2_and_race_files_give_the_keras_outputs_at_any_length(kind, tiny_models, tmp_path):
     from albert.export.onnx import export_onnx, onnx_runner
-    from albert.tasks.squad import model_inputs, prediction_outputs
+    from albert.tasks.squad.windows import model_inputs, prediction_outputs
 
     model = tiny_models[kind]
     path = str(tmp_path / "model.onnx")

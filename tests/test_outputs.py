@@ -239,7 +239,7 @@ def test_an_empty_mount_point_is_filled_in_place(tmp_path, monkeypatch):
 # ------------------------------------------------------------------ the commands themselves, in this process
 @pytest.fixture(scope="module")
 def converted_once(tmp_path_factory):
-    from albert.export.conversion import convert
+    from albert.tasks.conversion import convert
 
     out = str(tmp_path_factory.mktemp("convert") / "release")
     convert(os.path.join(WEIGHT_FIXTURES, "hf_classifier"), out, "release")
@@ -251,7 +251,7 @@ def converted_once(tmp_path_factory):
                                                                      "above_working_directory", "earlier_output")))
 def test_convert_leaves_every_user_file_as_it_was(tmp_path_factory, monkeypatch, converted_once, around, inside,
                                                  place):
-    from albert.export.conversion import convert
+    from albert.tasks.conversion import convert
 
     root = str(tmp_path_factory.mktemp("user"))
     with monkeypatch.context() as patch:

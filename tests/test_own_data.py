@@ -1,4 +1,4 @@
-"""albert/tasks/own_data.py: a user's own files, on real SST-2 and RTE rows (../shared/glue_real) written as users
+"""albert/tasks/classification/own_data.py: a user's own files, on real SST-2 and RTE rows (../shared/glue_real) written as users
 write them, and on the files users actually have: quoted commas and newlines, CRLF, a byte order mark, latin-1,
 spilled columns, blank trailing lines."""
 
@@ -10,7 +10,7 @@ import os
 import pytest
 
 from albert.ground.errors import AlbertError
-from albert.tasks.own_data import Columns, Row, check_labels, file_format, label_set, read_rows
+from albert.tasks.classification.own_data import Columns, Row, check_labels, file_format, label_set, read_rows
 from tests.helpers import shared_directory
 
 GLUE = os.path.join(shared_directory(), "glue_real")
@@ -116,7 +116,7 @@ def write_csv(path, header, rows):
 
 
 def test_own_task_labels_from_train_then_the_run_directory_then_refused_when_they_differ(tmp_path):
-    from albert.tasks.own_data import own_task, recorded_labels
+    from albert.tasks.classification.own_data import own_task, recorded_labels
     from albert.weights.run_record import RECORD, RunRecord, write_record
 
     rows = [(s, "positive" if label == "1" else "negative") for s, label in sst2()]
@@ -165,7 +165,7 @@ def test_own_task_labels_from_train_then_the_run_directory_then_refused_when_the
 
 
 def test_own_task_json_numbers_regression_and_given_labels(tmp_path):
-    from albert.tasks.own_data import own_task
+    from albert.tasks.classification.own_data import own_task
 
     lines = [{"text": "one", "score": 1}, {"text": "two", "score": "1"}, {"text": "three", "score": 10},
              {"text": "four", "score": 2.5}]
@@ -187,7 +187,7 @@ def test_own_task_json_numbers_regression_and_given_labels(tmp_path):
 def test_own_metrics_equal_scikit_learns_report():
     from sklearn.metrics import classification_report
 
-    from albert.tasks.metrics import own_metrics
+    from albert.tasks.classification.metrics import own_metrics
 
     names = ("cat", "dog", "eel")
     gold = [0, 0, 1, 1, 1, 2, 2, 0, 1, 0]

@@ -36,7 +36,7 @@ def test_pip_install_gives_every_module_outside_the_repository(tmp_path):
     assert installed == wanted
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["PYTHONPATH"] = str(target)
-    result = subprocess.run([sys.executable, "-c", "import albert, albert.tasks.squad_eval, albert.model.sizing; "
+    result = subprocess.run([sys.executable, "-c", "import albert, albert.tasks.squad.evaluate, albert.model.sizing; "
                              "print(albert.__file__); print(albert.AlbertConfig.preset('base_v2').hidden_size)"],
                             capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
     assert result.returncode == 0, result.stderr[-3000:]

@@ -1,4 +1,4 @@
-"""albert/jobs/preflight.py: what a runner works out and refuses before TensorFlow starts, called as the runners call
+"""albert/runner/preflight.py: what a runner works out and refuses before TensorFlow starts, called as the runners call
 it (the runners' own one-line errors, as processes: tests/test_bad_inputs.py)."""
 
 import os
@@ -9,8 +9,8 @@ from absl import flags
 
 from albert.ground.errors import AlbertError
 from albert.ground.settings_flags import define
-from albert.jobs.preflight import check_fine_tuning, check_model_files, model_files, settings_with_model_files
-from albert.jobs.settings import GlueRun
+from albert.runner.preflight import check_fine_tuning, check_model_files, model_files, settings_with_model_files
+from albert.tasks.classification.settings import GlueRun
 from tests.helpers import WEIGHT_FIXTURES
 
 HF = os.path.join(WEIGHT_FIXTURES, "hf_classifier")  # config.json (max_position_embeddings 16, vocab 64), spiece.model

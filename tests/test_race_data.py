@@ -5,7 +5,8 @@ import json
 import pytest
 
 from albert import AlbertError
-from albert.tasks.race import convert_example, option_text, read_examples
+from albert.tasks.race.examples import convert_example, read_examples
+from albert.tasks.race.rows import option_text
 
 ARTICLES = {
     "middle": [{"id": "middle1.txt", "article": "Tom has a red ball . He plays every day .",
@@ -116,7 +117,6 @@ def test_malformed_json_and_empty_split(tmp_path):
 
 @pytest.mark.parametrize("blank", ["_", "\uff3f", "\ufe4d", "\ufe4e", "\ufe4f", "\ufe33", "\ufe34"])
 def test_full_width_and_vertical_low_lines_are_blanks_as_in_the_original(blank):
-    from albert.tasks.race import option_text
 
     assert option_text(f"Tom went to the {blank} yesterday.", "park") == "Tom went to the park yesterday."
     assert option_text("Where did Tom go?", "park") == "Where did Tom go? park"

@@ -1,5 +1,5 @@
-"""run_race.py's serving model on raw text (albert.export.race_serving): its in-graph packing equals
-albert.tasks.race.convert_example's ids; after a short run, the SavedModel in its export's `text/`, loaded in a process
+"""run_race.py's serving model on raw text (albert.tasks.race.serving): its in-graph packing equals
+albert.tasks.race.examples.convert_example's ids; after a short run, the SavedModel in its export's `text/`, loaded in a process
 that imports only tensorflow and tensorflow_text, chooses as run_race.py --do_predict did, with the Keras model's
 probabilities on the run's own feature record (1e-5) and AlbertMultipleChoice.choose's on the same strings; bad requests
 are one-line errors and the process serves on."""
@@ -45,8 +45,8 @@ def write_race(root, rng, articles):
 def test_packing_in_the_graph_equals_convert_example():
     import tensorflow as tf
 
-    from albert.export.race_serving import race_features
-    from albert.tasks.race import RaceExample, convert_example
+    from albert.tasks.race.serving import race_features
+    from albert.tasks.race.examples import RaceExample, convert_example
     from albert.text.graph_tokenizer import InGraphTokenizer
     from albert.text.tokenization import FullTokenizer
 
@@ -96,7 +96,7 @@ def test_raw_text_serving_chooses_as_run_race_did(race_run, tmp_path):
 
     import albert
     from albert.data.readers import race_dataset
-    from albert.tasks.race import read_examples
+    from albert.tasks.race.examples import read_examples
     from albert.text.tokenization import FullTokenizer
     from albert.weights.run_checkpoints import prediction_checkpoint
 

@@ -11,9 +11,10 @@ import json
 import pytest
 from hypothesis import given, strategies as st
 
-from albert.tasks import race, squad
-from albert.tasks.conll import read_sentences
-from albert.tasks.own_data import Columns, Row, read_rows
+from albert.tasks.race import examples as race
+from albert.tasks.squad import examples as squad
+from albert.tasks.ner.conll import read_sentences
+from albert.tasks.classification.own_data import Columns, Row, read_rows
 from tests.reader_properties import examples, texts, LINE_ENDS, LINE_END, refused_in_one_line, expect_rows, RACE_ARTICLE
 
 
@@ -258,7 +259,7 @@ NUMBER = st.integers(0, 2).flatmap(lambda n: st.sampled_from([str(n), f"{n}.0", 
 def test_one_number_written_two_ways_is_one_line_never_two_classes(tmp_path_factory, labels):
     """Labels that are numbers: each spelled one way, they are the classes, sorted by value; the first label that
     spells an earlier one's number another way (`1` and `1.0`, `01`, `1e0`) is refused in one line naming both lines."""
-    from albert.tasks.own_data import own_task
+    from albert.tasks.classification.own_data import own_task
 
     path = tmp_path_factory.mktemp("numbers") / "train.csv"
     path.write_text("text,label\n" + "".join(f"t{i},{label}\n" for i, label in enumerate(labels)), encoding="utf-8")

@@ -9,11 +9,13 @@ import pytest
 from hypothesis import assume, given, strategies as st
 
 from albert.data.corpus import read_lines
-from albert.tasks import glue, race, squad
-from albert.tasks.conll import Sentence, read_sentences
-from albert.tasks.glue import InputExample
-from albert.tasks.race import RaceExample
-from albert.tasks.squad import SquadExample
+from albert.tasks.classification import glue
+from albert.tasks.race import examples as race
+from albert.tasks.squad import examples as squad
+from albert.tasks.ner.conll import Sentence, read_sentences
+from albert.tasks.classification.glue import InputExample
+from albert.tasks.race.examples import RaceExample
+from albert.tasks.squad.examples import SquadExample
 from tests.reader_properties import examples, texts, LINE_ENDS, LINE_END, refused_in_one_line, WORD, TAG, RACE_ARTICLE
 
 

@@ -7,9 +7,9 @@ from hypothesis import given, strategies as st
 
 from albert.data.corpus import read_lines
 from albert.ground.errors import AlbertError
-from albert.tasks import glue
-from albert.tasks.conll import Sentence, read_sentences
-from albert.tasks.own_data import Columns, read_rows
+from albert.tasks.classification import glue
+from albert.tasks.ner.conll import Sentence, read_sentences
+from albert.tasks.classification.own_data import Columns, read_rows
 from tests.reader_properties import examples, texts, LINE_ENDS, refused_in_one_line, expect_rows, WORD, TAG
 from tests.reader_targets import message_fault
 

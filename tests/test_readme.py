@@ -32,7 +32,7 @@ def sandbox(tmp_path_factory):
 
     from albert import AlbertClassifier, AlbertConfig, AlbertPretrainer
     from albert.weights.tf_checkpoints import save_original_checkpoint
-    from albert.export.serving import export_classifier
+    from albert.tasks.classification.serving import export_classifier
     from albert.text.tokenization import load_sentencepiece
 
     root = tmp_path_factory.mktemp("readme")
@@ -58,11 +58,11 @@ def sandbox(tmp_path_factory):
     classifier = AlbertClassifier(config, num_labels=2)
     export_classifier(classifier, spm, True, ["0", "1"], True, 16, str(root / "out/mrpc_serving"))
     from albert import AlbertMultipleChoice
-    from albert.export.race_serving import export_race_text  # run_race.py --export_dir's raw-text model, in text/
+    from albert.tasks.race.serving import export_race_text  # run_race.py --export_dir's raw-text model, in text/
 
     export_race_text(AlbertMultipleChoice(config), spm, True, 32, 16, str(root / "out/race_serving/text"))
     from albert import AlbertSquadV1
-    from albert.export.squad_serving import export_squad_text  # run_squad.py --export_dir's raw-text model, in text/
+    from albert.tasks.squad.serving import export_squad_text  # run_squad.py --export_dir's raw-text model, in text/
 
     export_squad_text(AlbertSquadV1(config), spm, True, 32, 10, 8, 20, 30, str(root / "out/squad_serving/text"))
     from albert.export.litert import export_tflite  # as run_classifier.py --export_dir does (any length)
@@ -76,7 +76,7 @@ def sandbox(tmp_path_factory):
     export_tflite(sst2, str(root / "out/sst2_serving/model.tflite"), ("input_ids", "input_mask", "segment_ids"), None,
                   described=describe("tokenizer", "SST-2", "text -> logits", spm, None, True, labels=["0", "1"]))
     from albert.export.onnx import export_onnx  # and its model.onnx (ONNX Runtime's block), as run_classifier.py's:
-    from albert.export.serving import classifier_metadata  # its metadata, the SentencePiece model in assets/
+    from albert.tasks.classification.serving import classifier_metadata  # its metadata, the SentencePiece model in assets/
 
     os.makedirs(root / "out/sst2_serving/assets")
     shutil.copy(spm, root / "out/sst2_serving/assets")
@@ -93,7 +93,7 @@ def sandbox(tmp_path_factory):
     write_record(str(reviews), RunRecord("AlbertClassifier", "own", ("negative", "positive"),
                                          preprocessing={"do_lower_case": True, "max_seq_length": 64}))
     # hf_albert_sst2/: a Hugging Face AlbertForSequenceClassification directory, written by albert.convert.
-    from albert.export.conversion import convert
+    from albert.tasks.conversion import convert
 
     save_original_checkpoint(AlbertClassifier(config, num_labels=2), str(small / "classifier" / "model.ckpt-best"))
     for name in ("albert_config.json", "sp.model"):

@@ -42,7 +42,7 @@ def test_the_released_sentencepiece_model_is_the_one_named():
 
 
 def test_run_classifier_reads_each_real_file_as_it_is():
-    from albert.tasks.glue import get_task, read_examples
+    from albert.tasks.classification.glue import get_task, read_examples
 
     for (task, split), count in COUNTS.items():
         examples = read_examples(get_task(task), GLUE, split)
@@ -61,8 +61,8 @@ def records(tmp_path_factory):
     """{task: (examples, {feature: [N, 128] array})} of every dev set, from run_classifier's cached feature
     records (FullTokenizer with the released model), read back as model.tflite is fed them."""
     from albert.data.readers import classifier_dataset
-    from albert.tasks.classification import cached_features
-    from albert.tasks.glue import get_task
+    from albert.tasks.classification.features import cached_features
+    from albert.tasks.classification.glue import get_task
     from albert.text.tokenization import FullTokenizer
 
     tokenizer = FullTokenizer(None, True, SPM)
@@ -88,7 +88,7 @@ def assert_same_ids(name, got: dict, expected: dict):
 
 
 def test_records_are_the_python_tokenizers_ids_truncated_at_128(records):
-    from albert.tasks.glue import convert_example, get_task
+    from albert.tasks.classification.glue import convert_example, get_task
     from albert.text.tokenization import FullTokenizer
 
     tokenizer = FullTokenizer(None, True, SPM)

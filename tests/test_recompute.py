@@ -9,7 +9,7 @@ import tensorflow as tf
 from albert import AlbertConfig, AlbertPretrainer
 from albert.model.encoder import AttentionBlock, FeedForwardBlock, set_recompute
 from albert.model.recompute import seed_generators
-from albert.tasks.pretraining import pretraining_loss
+from albert.tasks.pretraining.objective import pretraining_loss
 from tests.pretraining_helpers import run_on_two_cpus
 
 # Dropout on, two groups with two inner blocks each over three layers: shared blocks are applied several times.

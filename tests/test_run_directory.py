@@ -120,7 +120,7 @@ def test_another_tasks_run_without_num_labels_is_one_line(runs):
 
 def test_a_conversion_keeps_the_runs_labels(runs, tmp_path):
     from albert import AlbertClassifier
-    from albert.export.conversion import convert
+    from albert.tasks.conversion import convert
 
     convert(runs["classifier"], str(tmp_path / "hf"), "huggingface")
     with open(tmp_path / "hf" / "config.json") as f:

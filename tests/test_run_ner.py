@@ -87,7 +87,7 @@ def test_scores_equal_seqeval_on_the_written_predictions(ner_run):
         assert float(best[f"precision[{kind}]"]) == pytest.approx(report[kind]["precision"], abs=1e-12), kind
         assert int(best[f"support[{kind}]"]) == report[kind]["support"], kind
     # every dev word predicted once, in the input's order, the documents and sentences as they were
-    from albert.tasks.conll import read_sentences
+    from albert.tasks.ner.conll import read_sentences
 
     dev = read_sentences(files["dev"])
     assert words == [list(s.words) for s in dev] and gold == [list(s.tags) for s in dev]
@@ -133,8 +133,8 @@ def test_serving_model_tags_raw_sentences_as_the_run_did(ner_run):
 @pytest.mark.slow
 def test_onnx_file_in_onnxruntime_alone_equals_keras(ner_run, tmp_path):
     import albert
-    from albert.tasks.conll import read_sentences
-    from albert.data.token_windows import padded, sentence_windows
+    from albert.tasks.ner.conll import read_sentences
+    from albert.tasks.ner.windows import padded, sentence_windows
     from albert.text.tokenization import FullTokenizer
     from tests.test_onnx_export import serve_alone
 

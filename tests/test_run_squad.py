@@ -73,8 +73,8 @@ def test_v1_learns_the_task_and_predicts_without_a_train_file(workdir):
     import tensorflow as tf
 
     from albert.data.readers import squad_dataset
-    from albert.tasks.squad import read_examples
-    from albert.data.squad_predictions import decode
+    from albert.tasks.squad.examples import read_examples
+    from albert.tasks.squad.predictions import decode
 
     serve = tf.saved_model.load(str(again / "serving")).signatures["serving_default"]
     metadata = json.loads((out / "predict.tf_record.json").read_text())

@@ -21,13 +21,14 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from albert.config import AlbertConfig
 from albert.data.features import step_boundaries
 from albert.data.readers import prediction_batches, squad_decoder
-from albert.data.squad_predictions import model_step, nbest_answers, run_model
-from albert.export.squad_serving import export_squad_text
+from albert.tasks.squad.predictions import model_step, nbest_answers, run_model
+from albert.tasks.squad.serving import export_squad_text
 from albert.ground.errors import AlbertError
-from albert.jobs import squad as squad_job
+from albert.tasks.squad import job as squad_job
 from albert.model.preprocessor import AlbertPreprocessor
-from albert.model.task_models import AlbertSquadV1, AlbertSquadV2
-from albert.tasks import squad
+from albert.tasks.squad.model import AlbertSquadV1, AlbertSquadV2
+from albert.tasks.squad import examples as squad
+from albert.tasks.squad import windows as squad_windows
 from albert.text.graph_tokenizer import InGraphTokenizer
 from albert.text.offsets import decomposed, piece_characters, preprocess_with_origin, vanishing
 from albert.text.tokenization import load_sentencepiece, preprocess_text
@@ -114,14 +115,14 @@ def test_every_training_answer_is_placed_or_named(sp_model, rng):
     whitespace, combining marks or characters SentencePiece deletes) are named, and make no feature."""
     cases = [multi_script_case(rng) for _ in range(8)]
     examples_ = [squad.SquadExample(f"g{i}", q, c, text, start) for i, (q, c, text, start) in enumerate(cases)]
-    _, metadata, counts = squad.convert_examples(examples_, sp_model, squad.Windows(SEQ, STRIDE, QUERY, True), True)
+    _, metadata, counts = squad_windows.convert_examples(examples_, sp_model, squad_windows.Windows(SEQ, STRIDE, QUERY, True), True)
     assert counts["answers"] == len(cases)
     assert counts["unplaced"] == [e.qas_id for e in examples_ if not holds_a_character(sp_model, e.orig_answer_text)]
     for example in examples_:
         if example.qas_id in counts["unplaced"]:
             continue
-        alignment = squad.align(sp_model, example.paragraph_text, True)
-        first, last = squad.answer_pieces(alignment, example.start_position, example.orig_answer_text)
+        alignment = squad_windows.align(sp_model, example.paragraph_text, True)
+        first, last = squad_windows.answer_pieces(alignment, example.start_position, example.orig_answer_text)
         held = [i for i in range(example.start_position, example.start_position + len(example.orig_answer_text))
                 if alignment.orig_to_tok[i] is not None]
         assert alignment.tok_start_to_orig[first] <= held[0] and alignment.tok_end_to_orig[last] >= held[-1]
@@ -148,7 +149,7 @@ STEPS = {}
 
 
 def runner_answers(model, cases, version_2=False) -> list:
-    """run_squad.py --do_predict's answers (albert.jobs.squad: the predict file read, its features cached, batched by
+    """run_squad.py --do_predict's answers (albert.tasks.squad.job: the predict file read, its features cached, batched by
     length, the model run, decoded), with their character offsets: (text, start, end) per question."""
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "dev.json")
@@ -157,7 +158,7 @@ def runner_answers(model, cases, version_2=False) -> list:
                 {"context": c, "qas": [{"id": str(i), "question": q}]} for i, (q, c) in enumerate(cases)]}]}, f)
         examples_ = squad.read_examples(path, False)
         record = os.path.join(tmp, "predict.tf_record")
-        metadata = squad.cached_features(examples_, load_sentencepiece(SPM), squad.Windows(SEQ, STRIDE, QUERY, True),
+        metadata = squad.cached_features(examples_, load_sentencepiece(SPM), squad_windows.Windows(SEQ, STRIDE, QUERY, True),
                                          False, record, record + ".json", log=lambda _: None)
         batches = prediction_batches([record], squad_decoder(SEQ, False), 4, step_boundaries(SEQ))
         step = STEPS.setdefault(id(model), model_step(model, version_2))  # traced once per model
@@ -272,20 +273,20 @@ def test_unplaced_training_answers_are_one_line_and_none_placed_is_refused(sp_mo
     examples_ = korean_training_file(path, 2)
     record = tmp_path / "train.tf_record"
     lines = []
-    metadata = squad.cached_features(examples_, sp_model, squad.Windows(SEQ, STRIDE, QUERY, True), True, str(record),
+    metadata = squad.cached_features(examples_, sp_model, squad_windows.Windows(SEQ, STRIDE, QUERY, True), True, str(record),
                                      str(record) + ".json", log=lines.append, source=str(path))
     line = f"{path}: 2 of 27 answers could not be placed in the tokens: ids 'x0', 'x1'"
     assert lines[-1] == line and sum(line in x for x in lines) == 1
     assert {metadata["examples"][f["example"]]["qas_id"] for f in metadata["features"]} == \
         {e.qas_id for e in examples_} - {"x0", "x1"}
     again = []  # reused from the cache: the same line, once
-    squad.cached_features(examples_, sp_model, squad.Windows(SEQ, STRIDE, QUERY, True), True, str(record),
+    squad.cached_features(examples_, sp_model, squad_windows.Windows(SEQ, STRIDE, QUERY, True), True, str(record),
                           str(record) + ".json", log=again.append, source=str(path))
     assert again == [line]
     none = tmp_path / "none.json"
     examples_ = korean_training_file(none, 4, placeable=False)
     with pytest.raises(AlbertError) as caught:
-        squad.cached_features(examples_, sp_model, squad.Windows(SEQ, STRIDE, QUERY, True), True,
+        squad.cached_features(examples_, sp_model, squad_windows.Windows(SEQ, STRIDE, QUERY, True), True,
                               str(tmp_path / "none.tf_record"), str(tmp_path / "none.tf_record.json"),
                               log=lines.append, source=str(none))
     assert str(caught.value) == (f"{none}: 4 of 4 answers could not be placed in the tokens: ids 'x0', 'x1', 'x2', "
@@ -297,7 +298,7 @@ def test_the_korean_file_is_placed_exactly_where_pieces_allow(sp_model):
     """What `exact` counts: an answer given back as written where its pieces are its own (Latin), else the pieces'
     wider text (a run of Hangul, unknown to the released model, is one piece: `년에`, `수원시에`)."""
     context = KOREAN[6][0]
-    alignment = squad.align(sp_model, context, True)
+    alignment = squad_windows.align(sp_model, context, True)
     for answer, expected in (("1969년", "1969년에"), ("Galaxy", "Galaxy"), ("경기도 수원시", "경기도 수원시에")):
-        first, last = squad.answer_pieces(alignment, context.index(answer), answer)
+        first, last = squad_windows.answer_pieces(alignment, context.index(answer), answer)
         assert alignment.text(first, last, context) == expected

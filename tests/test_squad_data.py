@@ -5,7 +5,8 @@ import json
 import pytest
 
 from albert.ground.errors import AlbertError
-from albert.tasks import squad
+from albert.tasks.squad import examples as squad
+from albert.tasks.squad import windows as squad_windows
 from albert.text.tokenization import load_sentencepiece
 
 PARAGRAPHS = [
@@ -36,10 +37,10 @@ def sp_model(corpus_dir):
 def test_gold_spans_give_back_the_exact_answer_text(tmp_path, sp_model, max_seq_length, doc_stride):
     write_training_file(tmp_path / "train.json")
     examples = squad.read_examples(str(tmp_path / "train.json"), is_training=True)
-    settings = squad.Windows(max_seq_length, doc_stride, 8, True)
-    rows, metadata, counts = squad.convert_examples(examples, sp_model, settings, True)
+    settings = squad_windows.Windows(max_seq_length, doc_stride, 8, True)
+    rows, metadata, counts = squad_windows.convert_examples(examples, sp_model, settings, True)
     assert (counts["answers"], counts["unplaced"]) == (14, [])
-    alignments = {i: squad.align(sp_model, PARAGRAPHS[i][0], True) for i in range(len(PARAGRAPHS))}
+    alignments = {i: squad_windows.align(sp_model, PARAGRAPHS[i][0], True) for i in range(len(PARAGRAPHS))}
     recovered = {}
     for f, feature in enumerate(metadata["features"]):
         if rows["is_impossible"][f][0]:
@@ -59,31 +60,31 @@ def test_gold_spans_give_back_the_exact_answer_text(tmp_path, sp_model, max_seq_
 
 def test_every_piece_maps_back_to_its_original_characters(sp_model):
     text = PARAGRAPHS[0][0]
-    alignment = squad.align(sp_model, text, lower=True)
+    alignment = squad_windows.align(sp_model, text, lower=True)
     rebuilt = "".join(alignment.text(k, k, text) for k in range(len(alignment.pieces)))
     assert rebuilt == "".join(text.split())  # all characters but whitespace, in order, originals included
     assert alignment.text(0, len(alignment.pieces) - 1, text) == text.strip()
 
 
 def test_doc_spans_and_max_context_flags():
-    spans = squad.doc_spans(10, 4, 2)
+    spans = squad_windows.doc_spans(10, 4, 2)
     assert spans == [(0, 4), (2, 4), (4, 4), (6, 4)]
-    assert ["".join(map(str, squad.max_context_flags(spans, i))) for i in range(4)] == \
+    assert ["".join(map(str, squad_windows.max_context_flags(spans, i))) for i in range(4)] == \
         ["1110", "0110", "0110", "0111"]
-    assert squad.doc_spans(10, 4, 6) == [(0, 4), (4, 4), (8, 2)]  # stride longer than a span: no overlap
-    assert squad.doc_spans(3, 4, 2) == [(0, 3)]
+    assert squad_windows.doc_spans(10, 4, 6) == [(0, 4), (4, 4), (8, 2)]  # stride longer than a span: no overlap
+    assert squad_windows.doc_spans(3, 4, 2) == [(0, 3)]
 
 
 def test_feature_layout_on_a_long_paragraph(sp_model):
     context = " ".join(f"Word{i % 7} is number {i}." for i in range(12))
     example = squad.SquadExample("q", "Which number?", context)
-    settings = squad.Windows(32, 8, 6, True)
-    rows, metadata, counts = squad.convert_examples([example], sp_model, settings, False)
+    settings = squad_windows.Windows(32, 8, 6, True)
+    rows, metadata, counts = squad_windows.convert_examples([example], sp_model, settings, False)
     query = sp_model.EncodeAsIds("which number?")[:6]
     assert len(sp_model.EncodeAsIds("which number?")) > 6
-    pieces = squad.align(sp_model, context, True).pieces
+    pieces = squad_windows.align(sp_model, context, True).pieces
     doc = 32 - len(query) - 3
-    spans = squad.doc_spans(len(pieces), doc, 8)
+    spans = squad_windows.doc_spans(len(pieces), doc, 8)
     assert len(spans) > 3
     assert counts["features"] == len(spans) == len(rows["input_ids"])
     cls, sep = sp_model.PieceToId("[CLS]"), sp_model.PieceToId("[SEP]")
@@ -95,13 +96,13 @@ def test_feature_layout_on_a_long_paragraph(sp_model):
         assert rows["segment_ids"][f] == [0] * (len(query) + 2) + [1] * (length + 1) + [0] * pad
         assert rows["p_mask"][f] == [0] + [1] * (len(query) + 1) + [0] * length + [1] * (1 + pad)
         assert rows["unique_ids"][f] == [1000000000 + f]
-        assert metadata["features"][f]["max_context"] == "".join(map(str, squad.max_context_flags(spans, f)))
+        assert metadata["features"][f]["max_context"] == "".join(map(str, squad_windows.max_context_flags(spans, f)))
         assert metadata["features"][f]["doc_offset"] == len(query) + 2
 
 
 def test_query_is_truncated_to_max_query_length(sp_model):
     example = squad.SquadExample("q", "one two three four five six seven eight nine ten", "A short context.")
-    rows, metadata, _ = squad.convert_examples([example], sp_model, squad.Windows(32, 8, 4, True), False)
+    rows, metadata, _ = squad_windows.convert_examples([example], sp_model, squad_windows.Windows(32, 8, 4, True), False)
     assert metadata["features"][0]["doc_offset"] == 4 + 2
 
 
@@ -112,16 +113,16 @@ def test_answers_no_piece_holds_are_named_in_one_line_and_left_out(sp_model):
     context = "Tabs\there, a back\x08space, an accent\u0301 and Zoë."
     asked = [("t1", "\t"), ("t2", "\x08"), ("t3", "\u0301"), ("t4", "Zoë"), ("t5", "\x08space")]
     examples = [squad.SquadExample(qid, "What?", context, text, context.index(text)) for qid, text in asked]
-    rows, metadata, counts = squad.convert_examples(examples, sp_model, squad.Windows(40, 8, 6, True), True)
+    rows, metadata, counts = squad_windows.convert_examples(examples, sp_model, squad_windows.Windows(40, 8, 6, True), True)
     assert (counts["answers"], counts["unplaced"]) == (5, ["t1", "t2", "t3"])
-    assert squad.unplaced_line(counts["answers"], counts["unplaced"]) == \
+    assert squad_windows.unplaced_line(counts["answers"], counts["unplaced"]) == \
         "3 of 5 answers could not be placed in the tokens: ids 't1', 't2', 't3'"
     assert sorted({metadata["examples"][f["example"]]["qas_id"] for f in metadata["features"]}) == ["t4", "t5"]
-    alignment = squad.align(sp_model, context, True)
-    placed = squad.answer_pieces(alignment, context.index("\x08space"), "\x08space")
+    alignment = squad_windows.align(sp_model, context, True)
+    placed = squad_windows.answer_pieces(alignment, context.index("\x08space"), "\x08space")
     assert alignment.text(*placed, context) == "space"
     many = [f"q{i}" for i in range(23)]
-    assert squad.unplaced_line(40, many) == ("23 of 40 answers could not be placed in the tokens: ids "
+    assert squad_windows.unplaced_line(40, many) == ("23 of 40 answers could not be placed in the tokens: ids "
                                              + ", ".join(f"'q{i}'" for i in range(20)) + " and 3 more")
 
 
@@ -144,7 +145,7 @@ def test_the_feature_cache_is_rebuilt_when_answers_tokenizer_or_size_change(tmp_
     """The cache is keyed by the examples as read (a moved answer is seen), the SentencePiece model, the settings
     and the record's size (a truncated record is seen); reused otherwise."""
     write_training_file(tmp_path / "train.json")
-    settings = squad.Windows(64, 16, 8, True)
+    settings = squad_windows.Windows(64, 16, 8, True)
     record, metadata = str(tmp_path / "train.tf_record"), str(tmp_path / "train.tf_record.json")
     messages = []
 

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from albert.tasks import squad_eval
+from albert.tasks.squad import evaluate as squad_eval
 from tests.helpers import ROOT
 
 QUESTIONS = [  # (id, gold answers, prediction, no-answer probability)
@@ -72,7 +72,7 @@ def test_command_line_prints_the_official_keys(tmp_path):
     (tmp_path / "data.json").write_text(json.dumps(dataset()))
     (tmp_path / "pred.json").write_text(json.dumps(PREDICTIONS))
     (tmp_path / "na.json").write_text(json.dumps(NA_PROBS))
-    result = subprocess.run([sys.executable, "-m", "albert.tasks.squad_eval", str(tmp_path / "data.json"),
+    result = subprocess.run([sys.executable, "-m", "albert.tasks.squad.evaluate", str(tmp_path / "data.json"),
                              str(tmp_path / "pred.json"), "--na-prob-file", str(tmp_path / "na.json"),
                              "--out-file", str(tmp_path / "eval.json")],
                             capture_output=True, text=True, cwd=ROOT, timeout=60)
@@ -84,7 +84,7 @@ def test_command_line_prints_the_official_keys(tmp_path):
     assert printed["best_f1_thresh"] == 0.5
     assert json.loads((tmp_path / "eval.json").read_text()) == printed
     (tmp_path / "bad.json").write_text('{"a": 1,}')
-    result = subprocess.run([sys.executable, "-m", "albert.tasks.squad_eval", str(tmp_path / "data.json"),
+    result = subprocess.run([sys.executable, "-m", "albert.tasks.squad.evaluate", str(tmp_path / "data.json"),
                              str(tmp_path / "bad.json")], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert result.returncode == 2
     assert result.stderr.strip() == (f"squad_eval: error: {tmp_path / 'bad.json'}:1: not JSON (Expecting property "
@@ -122,7 +122,7 @@ def test_what_the_official_scripts_crash_on_is_one_line_exit_2(tmp_path, answers
     answer's text (AttributeError) and on null answers (TypeError), and evaluate-v2.0.py divides by zero when no
     prediction is for a question of the file: here each is one line, exit status 2."""
     data, pred = _files(tmp_path, answers, version, predictions)
-    result = subprocess.run([sys.executable, "-m", "albert.tasks.squad_eval", data, pred], capture_output=True,
+    result = subprocess.run([sys.executable, "-m", "albert.tasks.squad.evaluate", data, pred], capture_output=True,
                             text=True, cwd=ROOT, timeout=60)
     assert result.returncode == 2
     expected = message.replace("{data}", data).replace("{pred}", pred)
@@ -131,7 +131,7 @@ def test_what_the_official_scripts_crash_on_is_one_line_exit_2(tmp_path, answers
 
 
 def test_an_article_without_paragraphs_or_a_paragraph_without_questions_holds_none(tmp_path):
-    """As run_squad.py reads the file (albert.tasks.squad_file), not a KeyError (the fuzz campaign found it: a
+    """As run_squad.py reads the file (albert.tasks.squad.file_format), not a KeyError (the fuzz campaign found it: a
     paragraph's "qas" key misspelt); the official scripts index both keys and fail."""
     question = {"id": "q1", "question": "Who?", "answers": [{"text": "fox", "answer_start": 4}]}
     data = {"version": "v2.0", "data": [{"title": "none"}, {"paragraphs": [{"context": "c", "qa": []},

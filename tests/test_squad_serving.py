@@ -1,5 +1,5 @@
-"""run_squad.py's serving model on raw text (albert.export.squad_serving): its in-graph alignment (the tokenizer's
-offsets) equals albert.data.squad_windows.align, its windows, packing and max-context flags equal convert_examples';
+"""run_squad.py's serving model on raw text (albert.tasks.squad.serving): its in-graph alignment (the tokenizer's
+offsets) equals albert.tasks.squad.windows.align, its windows, packing and max-context flags equal convert_examples';
 tiny 1.1 and 2.0 models exported once, loaded in a process that imports only tensorflow and tensorflow_text, answer as
 `AlbertSquadV1/V2.answer` (run_squad.py's post-processing) on long, accented, spaced, non-Latin contexts; bad requests
 are one-line errors; tools/answer.py answers from the export. Slow: after a short run_squad.py, its `text/` export
@@ -18,10 +18,10 @@ import pytest
 import tensorflow as tf
 
 from albert.config import AlbertConfig
-from albert.data.squad_windows import Question, Windows, align, convert_examples
-from albert.export.squad_serving import export_squad_text, most_context, pack, window_layout
+from albert.tasks.squad.windows import Question, Windows, align, convert_examples
+from albert.tasks.squad.serving import export_squad_text, most_context, pack, window_layout
 from albert.model.preprocessor import AlbertPreprocessor
-from albert.model.task_models import AlbertSquadV1, AlbertSquadV2
+from albert.tasks.squad.model import AlbertSquadV1, AlbertSquadV2
 from albert.text.graph_tokenizer import InGraphTokenizer
 from albert.text.offsets import vanishing, vanishing_characters
 from albert.text.tokenization import load_sentencepiece

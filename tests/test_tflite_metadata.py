@@ -187,9 +187,9 @@ def test_task_library_bert_question_answerer_runs_the_squad_file(tmp_path):
 
     from albert import AlbertConfig
     from albert.export.litert import tflite_runner
-    from albert.export.serving import export_squad
+    from albert.tasks.squad.serving import export_squad
     from albert.export.tflite_metadata import describe
-    from albert.model.task_models import AlbertSquadV1
+    from albert.tasks.squad.model import AlbertSquadV1
     from albert.text.tokenization import FullTokenizer
 
     assert os.path.isfile(TASKLIB_PYTHON), "scripts/test.sh makes .venv-tasklib (tflite-support 0.4.4)"

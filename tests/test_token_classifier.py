@@ -1,4 +1,4 @@
-"""AlbertTokenClassifier (albert.model.task_models): Hugging Face's AlbertForTokenClassification fixture read with its
+"""AlbertTokenClassifier (albert.tasks.ner.model): Hugging Face's AlbertForTokenClassification fixture read with its
 classifier (logits vs transformers: tests/test_weights_formats.py), and Keras fit / predict on lists of words: each
 word read at its first piece, sentences longer than a window in windows, tag names set by fit."""
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import albert
-from albert.data.token_windows import word_pieces
+from albert.tasks.ner.windows import word_pieces
 from albert.text.tokenization import FullTokenizer
 from tests.helpers import ROOT
 

@@ -108,7 +108,7 @@ def test_run_classifier_serves_a_huggingface_classifier(tmp_path):
     becomes a serving model on raw strings in one command: config and SentencePiece model from the directory."""
     from albert import AlbertClassifier
     from albert.config import AlbertConfig
-    from albert.export.conversion import convert
+    from albert.tasks.conversion import convert
     from albert.weights.tf_checkpoints import save_original_checkpoint
     from tests.task_data_helpers import write_task
 

@@ -100,7 +100,7 @@ def assert_same_directory(written, case):
 @pytest.mark.parametrize("case", sorted(HF_CASES))
 def test_huggingface_round_trip_is_bit_exact(case, tmp_path):
     """HF -> ours -> HF directly, and HF -> release layout (original TF1 names) -> HF."""
-    from albert.export.conversion import convert
+    from albert.tasks.conversion import convert
 
     source = os.path.join(FIXTURES, case)
     convert(source, str(tmp_path / "direct"), "huggingface")
@@ -128,7 +128,7 @@ def test_transformers_loaded_what_convert_writes():
 def test_keras_hub_to_huggingface_matches_transformers_names(tmp_path):
     """A keras-hub classifier written as Hugging Face: the same names, shapes and config as transformers writes
     for AlbertForSequenceClassification (the hf_classifier fixture), the keras-hub values in them."""
-    from albert.export.conversion import convert
+    from albert.tasks.conversion import convert
 
     convert(os.path.join(FIXTURES, "kh_classifier"), str(tmp_path / "hf"), "huggingface")
     written = read_safetensors(str(tmp_path / "hf" / "model.safetensors"))
@@ -152,7 +152,7 @@ def test_our_checkpoint_to_huggingface_equals_the_fixture(case, tmp_path):
     import tensorflow as tf
 
     import albert
-    from albert.export.conversion import convert
+    from albert.tasks.conversion import convert
     from albert.weights.formats import locate_weights
 
     model_class = getattr(albert, HF_CASES[case])

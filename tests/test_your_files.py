@@ -13,8 +13,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from albert.ground.errors import AlbertError
-from albert.tasks.conll import read_sentences
-from albert.tasks.own_data import Columns, read_rows
+from albert.tasks.ner.conll import read_sentences
+from albert.tasks.classification.own_data import Columns, read_rows
 from tests.helpers import ROOT
 
 HF = os.path.join(ROOT, "tests", "fixtures", "weights", "hf_pretraining")
@@ -199,7 +199,9 @@ TASK_REFUSALS = [
 
 def _read_task_file(tmp_path, name, content, how):
     """What the command line `how` reads of a file `name` holding `content`; the file's path."""
-    from albert.tasks import race, squad, squad_eval
+    from albert.tasks.race import examples as race
+    from albert.tasks.squad import examples as squad
+    from albert.tasks.squad import evaluate as squad_eval
 
     directory = tmp_path / "RACE" / "train" / "middle" if how == "run_race.py" else tmp_path
     directory.mkdir(parents=True, exist_ok=True)
@@ -277,7 +279,7 @@ def test_permission_refused_is_one_line_with_the_os_reason(tmp_path, monkeypatch
         return real_open(file, *args, **kwargs)
 
     monkeypatch.setattr(os, "open", refusing)
-    from albert.tasks.own_data import own_task
+    from albert.tasks.classification.own_data import own_task
 
     with pytest.raises(AlbertError) as e:
         own_task({"train": path}, Columns("text", label="label"))
@@ -287,7 +289,8 @@ def test_permission_refused_is_one_line_with_the_os_reason(tmp_path, monkeypatch
 def test_every_reader_opens_through_the_ground(tmp_path):
     """Whatever reader meets a directory, a FIFO or a device, it says what the path is (and reads nothing)."""
     from albert.ground.userfiles import read_text
-    from albert.tasks import glue, squad
+    from albert.tasks.classification import glue
+    from albert.tasks.squad import examples as squad
 
     os.mkfifo(tmp_path / "pipe")
     (tmp_path / "dir").mkdir()
@@ -305,7 +308,7 @@ def test_every_reader_opens_through_the_ground(tmp_path):
 def test_a_long_value_is_cut_in_the_message(tmp_path):
     path = write(tmp_path / "dev.csv", "text,label\n" + "a,positive\nb,negative\nc," + "x" * 5000 + "\n")
     with pytest.raises(AlbertError) as e:
-        from albert.tasks.own_data import check_labels
+        from albert.tasks.classification.own_data import check_labels
 
         check_labels(read_rows(path, Columns("text", label="label")), ["negative", "positive"], path)
     message = str(e.value)

@@ -111,7 +111,7 @@ def masked_sentences(path, tokenizer, count: int) -> list:
 
 
 def fillmask(args) -> bool:
-    from albert.model.task_models import AlbertPretrainer
+    from albert.tasks.pretraining.model import AlbertPretrainer
     from albert.text.tokenization import FullTokenizer
 
     model = AlbertPretrainer.from_pretrained(args.albert_directory, checkpoint_name=args.checkpoint_name,

@@ -48,7 +48,7 @@ def tiny_pretrainer(spm=SPM):
 
     from albert.config import AlbertConfig
     from albert.model.preprocessor import AlbertPreprocessor
-    from albert.model.task_models import AlbertPretrainer
+    from albert.tasks.pretraining.model import AlbertPretrainer
 
     keras.mixed_precision.set_global_policy("float32")
     model = AlbertPretrainer(AlbertConfig(**CONFIG))

@@ -65,7 +65,7 @@ def tiny_squad(spm=SPM):
 
     from albert.config import AlbertConfig
     from albert.model.preprocessor import AlbertPreprocessor
-    from albert.model.task_models import AlbertSquadV1
+    from albert.tasks.squad.model import AlbertSquadV1
 
     keras.mixed_precision.set_global_policy("float32")
     model = AlbertSquadV1(AlbertConfig(**CONFIG))

@@ -173,7 +173,7 @@ def keras_hub_presets(spm, seed):
 
 def verify(directory, case_architecture):
     """Convert a fixture with albert.convert and load the result with transformers."""
-    from albert.export.conversion import convert
+    from albert.tasks.conversion import convert
 
     work = tempfile.mkdtemp()
     if os.path.basename(directory).startswith("hf_"):

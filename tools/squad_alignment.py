@@ -17,7 +17,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
-from albert.data.squad_windows import align, answer_pieces  # noqa: E402
+from albert.tasks.squad.windows import align, answer_pieces  # noqa: E402
 from albert.text.tokenization import load_sentencepiece  # noqa: E402
 
 SPM = os.path.join(os.path.dirname(ROOT), "shared", "albert_30k_clean", "30k-clean.model")

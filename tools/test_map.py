@@ -2,7 +2,7 @@
 
 A test file covers a module it names (an import, a `python -m albert.<module>`, code it runs in a subprocess), a
 module a helper it imports names (tests/*_helpers.py), or the job a command line it runs calls (run_classifier.py:
-albert.jobs.glue, ...). A module no test file names is tested through the modules that import it: its row names
+albert.tasks.classification.job, ...). A module no test file names is tested through the modules that import it: its row names
 them (look up their rows). tests/test_architecture.py fails when a module with code has no test at all.
 
     python tools/test_map.py            # print the table
@@ -16,15 +16,15 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The command lines at the top of the repository, and the module each one hands its work to.
 # (`python -m albert.<name>` and the console scripts run albert.commands.<name> too.)
-COMMAND_LINES = {"run_classifier.py": ("albert.commands.run_classifier", "albert.jobs.glue"),
-                 "run_pretraining.py": ("albert.commands.run_pretraining", "albert.jobs.pretraining"),
-                 "run_squad.py": ("albert.commands.run_squad", "albert.jobs.squad"),
-                 "run_race.py": ("albert.commands.run_race", "albert.jobs.race"),
-                 "run_ner.py": ("albert.commands.run_ner", "albert.jobs.ner", "albert.export.ner_serving"),
+COMMAND_LINES = {"run_classifier.py": ("albert.commands.run_classifier", "albert.tasks.classification.job"),
+                 "run_pretraining.py": ("albert.commands.run_pretraining", "albert.tasks.pretraining.job"),
+                 "run_squad.py": ("albert.commands.run_squad", "albert.tasks.squad.job"),
+                 "run_race.py": ("albert.commands.run_race", "albert.tasks.race.job"),
+                 "run_ner.py": ("albert.commands.run_ner", "albert.tasks.ner.job", "albert.tasks.ner.serving"),
                  "create_pretraining_data.py": ("albert.commands.create_pretraining_data", "albert.data.generator",
                                                 "albert.data.beam"),
                  "export_to_tfhub.py": ("albert.commands.export_to_tfhub", "albert.export.hub"),
-                 "export_checkpoints.py": ("albert.commands.export_checkpoints", "albert.export.conversion"),
+                 "export_checkpoints.py": ("albert.commands.export_checkpoints", "albert.tasks.conversion"),
                  "albert.convert": ("albert.commands.convert",), "albert.info": ("albert.commands.info",),
                  "albert.train_spm": ("albert.commands.train_spm",)}
 

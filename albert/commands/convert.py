@@ -6,7 +6,7 @@
 --input is a model directory: the release layout (albert_config.json, the SentencePiece .model, a checkpoint with
 the original TF1 names or one of ours), a Hugging Face directory (config.json, model.safetensors, spiece.model) or
 a keras-hub preset; a fine-tuning run's --output_dir is one (it records albert_config.json and the SentencePiece
-model). The library call is albert.export.conversion.convert.
+model). The library call is albert.tasks.conversion.convert.
 """
 
 import dataclasses
@@ -17,7 +17,7 @@ from albert.ground.errors import AlbertError
 from albert.ground.rundir import BEST_CHECKPOINT
 from albert.ground.settings_flags import Settings, define, setting
 from albert.hub.resolve import resolve
-from albert.jobs.preflight import check_local_files
+from albert.runner.preflight import check_local_files
 from albert.weights.huggingface import ARCHITECTURES
 
 FORMATS = ("release", "huggingface")
@@ -55,7 +55,7 @@ def main(argv):
     if not os.path.isdir(directory):
         raise AlbertError(f"{directory}: --input not found (a model directory)")
     outputs.check(s.output, command, "--output", (directory, s.spm_model_file))
-    from albert.export.conversion import convert  # TensorFlow loads here, once the flags are checked
+    from albert.tasks.conversion import convert  # TensorFlow loads here, once the flags are checked
 
     report = convert(directory, s.output, s.to, s.architecture, s.checkpoint_name, s.spm_model_file, FLAG_NAMES)
     fresh = f"; freshly initialised (not in the input): {', '.join(report.missing)}" if report.missing else ""

@@ -15,7 +15,7 @@ from albert.ground.errors import AlbertError
 from albert.ground.settings_flags import define
 from albert.ground.validators import check_output_path
 from albert.hub.resolve import resolve
-from albert.jobs.preflight import check_local_files
+from albert.runner.preflight import check_local_files
 
 EXPORT = define(CheckpointExport)
 COMMAND_LINE = define(cli.CommandLineOnly, only=("do_lower_case", "progress"))
@@ -32,7 +32,8 @@ def main(argv):
     if inside and os.path.exists(s.export_path + ".index"):
         raise AlbertError(f"--export_path {s.export_path} is a checkpoint of --albert_directory {directory}, the "
                           "input: write the export under another name")
-    from albert.export.hub import export_release_checkpoint  # TensorFlow loads here, once the flags are checked
+    # TensorFlow loads here, once the flags are checked
+    from albert.tasks.pretraining.tfhub import export_release_checkpoint
 
     print(export_release_checkpoint(directory, s.export_path, s.checkpoint_name, s.spm_model_file))
 

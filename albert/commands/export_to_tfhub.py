@@ -15,7 +15,7 @@ from albert.export.options import HUB_EXPORT_COMMAND, HubExport
 from albert.ground import cli, outputs
 from albert.ground.settings_flags import define
 from albert.hub.resolve import resolve
-from albert.jobs.preflight import check_local_files
+from albert.runner.preflight import check_local_files
 
 HUB = define(HubExport, helps={  # what this command's model.tflite is for
     "tflite_metadata": "TFLite metadata in the model.tflite: tokenizer (input roles, the tokenizer -- a "
@@ -34,7 +34,7 @@ def main(argv):
     outputs.check(s.export_path, HUB_EXPORT_COMMAND, "--export_path", (s.albert_directory, s.spm_model_file))
     directory = resolve(s.albert_directory)
     outputs.check(s.export_path, HUB_EXPORT_COMMAND, "--export_path", (directory, s.spm_model_file))
-    from albert.export.hub import export_hub_models  # TensorFlow loads here, once the flags are checked
+    from albert.tasks.pretraining.tfhub import export_hub_models  # TensorFlow loads here, once the flags are checked
 
     print(export_hub_models(directory, s.export_path, s.checkpoint_name, s.spm_model_file, s.do_lower_case,
                             s.seq_length, s.tflite_quantization, s.length_buckets, s.tflite_metadata,

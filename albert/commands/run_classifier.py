@@ -17,11 +17,12 @@ from albert.ground import cli
 from albert.ground.errors import AlbertError
 from albert.ground.settings_flags import define
 from albert.ground.validators import check_output_path
-from albert.jobs.preflight import (check_fine_tuning, check_tokenizer_given, given_settings, settings_with_model_files,
-                                   split_files)
-from albert.jobs.settings import GlueRun, with_epoch_steps
-from albert.tasks import own_data
-from albert.tasks.glue import get_task
+from albert.runner.preflight import (check_fine_tuning, check_tokenizer_given, given_settings,
+                                     settings_with_model_files, split_files)
+from albert.runner.settings import with_epoch_steps
+from albert.tasks.classification.settings import GlueRun
+from albert.tasks.classification import own_data
+from albert.tasks.classification.glue import get_task
 from albert.train.settings import Runtime
 
 GLUE = define(GlueRun, helps={  # what this command's model.tflite is for
@@ -99,7 +100,7 @@ def own_files_task(s):
 def main(argv):
     del argv
     settings, runtime, task = validate()
-    from albert.jobs import glue  # TensorFlow loads here, once the flags are checked
+    from albert.tasks.classification import job as glue  # TensorFlow loads here, once the flags are checked
 
     glue.run(settings, runtime, task)
 

@@ -10,11 +10,11 @@ r"""Fine-tune ALBERT for token classification (NER): train, evaluate every check
 from albert.ground import cli
 from albert.ground.errors import AlbertError
 from albert.ground.settings_flags import define
-from albert.jobs.preflight import (check_fine_tuning, check_tokenizer_given, given_settings, settings_with_model_files,
-                                   split_files)
-from albert.jobs.settings import NerRun
-from albert.tasks import ner_data
-from albert.tasks.conll import is_cased
+from albert.runner.preflight import (check_fine_tuning, check_tokenizer_given, given_settings,
+                                     settings_with_model_files, split_files)
+from albert.tasks.ner.settings import NerRun
+from albert.tasks.ner import examples as ner_data
+from albert.tasks.ner.conll import is_cased
 from albert.train.settings import Runtime
 
 NER = define(NerRun)
@@ -52,7 +52,7 @@ def main(argv):
     if settings.do_lower_case and any(is_cased(sentences) for sentences in task.sentences.values()):
         print(f"{cli.program()}: the words are cased and --do_lower_case is on (the released SentencePiece models "
               "lowercase): the model reads them lowercased; case is no feature")
-    from albert.jobs import ner  # TensorFlow loads here, once the flags are checked
+    from albert.tasks.ner import job as ner  # TensorFlow loads here, once the flags are checked
 
     ner.run(settings, runtime, task)
 

@@ -9,8 +9,8 @@ A rerun of the same command resumes from the last checkpoint in --output_dir (we
 from albert.ground import cli
 from albert.ground.errors import AlbertError
 from albert.ground.settings_flags import define
-from albert.jobs.settings import PretrainingRun
-from albert.jobs.preflight import check_model_files, given_settings, settings_with_model_files
+from albert.tasks.pretraining.settings import PretrainingRun
+from albert.runner.preflight import check_model_files, given_settings, settings_with_model_files
 from albert.train.settings import Runtime
 
 PRETRAINING = define(PretrainingRun)
@@ -35,7 +35,7 @@ def validate() -> tuple:
 def main(argv):
     del argv
     settings, runtime = validate()
-    from albert.jobs import pretraining  # TensorFlow loads here, once the flags are checked
+    from albert.tasks.pretraining import job as pretraining  # TensorFlow loads here, once the flags are checked
 
     pretraining.run(settings, runtime)
 

@@ -8,8 +8,8 @@ r"""Fine-tune ALBERT on RACE (4-option reading comprehension): train, evaluate e
 from albert.ground import cli
 from albert.ground.errors import AlbertError
 from albert.ground.settings_flags import define
-from albert.jobs.preflight import check_fine_tuning, check_tokenizer_given, given_settings, settings_with_model_files
-from albert.jobs.settings import RaceRun
+from albert.runner.preflight import check_fine_tuning, check_tokenizer_given, given_settings, settings_with_model_files
+from albert.tasks.race.settings import RaceRun
 from albert.train.settings import Runtime
 
 RACE = define(RaceRun)
@@ -44,7 +44,7 @@ def validate() -> tuple:
 def main(argv):
     del argv
     settings, runtime = validate()
-    from albert.jobs import race  # TensorFlow loads here, once the flags are checked
+    from albert.tasks.race import job as race  # TensorFlow loads here, once the flags are checked
 
     race.run(settings, runtime)
 

@@ -16,8 +16,8 @@ from albert.ground import cli
 from albert.ground.errors import AlbertError
 from albert.ground.paths import is_remote
 from albert.ground.settings_flags import define
-from albert.jobs.preflight import check_fine_tuning, given_settings, settings_with_model_files
-from albert.jobs.settings import SquadRun
+from albert.runner.preflight import check_fine_tuning, given_settings, settings_with_model_files
+from albert.tasks.squad.settings import SquadRun
 from albert.train.settings import Runtime
 
 SQUAD = define(SquadRun, helps={  # what this command's model.tflite is for
@@ -58,7 +58,7 @@ def validate() -> tuple:
 def main(argv):
     del argv
     settings, runtime = validate()
-    from albert.jobs import squad  # TensorFlow loads here, once the flags are checked
+    from albert.tasks.squad import job as squad  # TensorFlow loads here, once the flags are checked
 
     squad.run(settings, runtime)
 

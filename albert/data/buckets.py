@@ -23,8 +23,8 @@ from albert.data.features import PACKED_INPUTS
 # batches per window sorted by length (--group_by_length, evaluation; HF sorts mega-batches of 50 batches)
 WINDOW_BATCHES = 50
 
-# the features whose last axis is the sequence (the TF Hub names of the packed inputs too; run_ner.py's tag ids)
-SEQUENCE_FEATURES = PACKED_INPUTS + ("p_mask", "input_word_ids", "input_type_ids", "tag_ids")
+# the features whose last axis is the sequence (run_ner.py's tag ids too)
+SEQUENCE_FEATURES = PACKED_INPUTS + ("p_mask", "tag_ids")
 
 
 def bucket_index(lengths, bucket_bounds: tuple):

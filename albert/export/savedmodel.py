@@ -16,8 +16,16 @@ PER_POSITION = ("start_logits", "end_logits", "sequence_output")  # outputs whos
 
 
 def encoder_inputs(inputs: dict) -> dict:
+    """TF Hub's names of the packed inputs (what an export's users pass) -> the original's (what the model reads)."""
     return {"input_ids": inputs["input_word_ids"], "input_mask": inputs["input_mask"],
             "segment_ids": inputs["input_type_ids"]}
+
+
+def hub_inputs(features: dict) -> dict:
+    """The original's names of the packed inputs -> TF Hub's, where an export hands them to its users (the
+    preprocessor SavedModel's outputs)."""
+    return {"input_word_ids": features["input_ids"], "input_mask": features["input_mask"],
+            "input_type_ids": features["segment_ids"]}
 
 
 def named_outputs(model, output_names=None, input_map=None):

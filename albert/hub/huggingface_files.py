@@ -1,5 +1,5 @@
 """The files of a Hugging Face model repo, named once: what albert.hub.resolve downloads, what albert.weights reads
-and detects, what albert.export.conversion writes."""
+and detects, what albert.tasks.conversion writes."""
 
 CONFIG = "config.json"
 SPM_MODEL = "spiece.model"

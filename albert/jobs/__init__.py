@@ -1,4 +1,3 @@
-"""What each command line runs, as library calls a test can make without a subprocess: pretraining, and GLUE /
-own-file classification, NER, SQuAD and RACE fine-tuning (train, evaluate every checkpoint, keep the best, predict,
-export). Each job takes its settings (a dataclass of albert.jobs.settings, whose fields the command line's flags are
-generated from and build: albert.ground.settings_flags) and the shared `Runtime`."""
+"""The jobs' old addresses: `albert.jobs.glue`, `.squad`, `.race` and `.pretraining` are doors to each task's job
+(albert.tasks.<task>.job: train, evaluate every checkpoint, keep the best, predict, export), kept so that
+`albert.jobs.glue.run(settings, runtime)` works as documented before the tasks got a package each."""

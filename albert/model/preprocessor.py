@@ -62,9 +62,7 @@ class AlbertPreprocessor(keras.layers.Layer):
             raise AlbertError(f"AlbertPreprocessor has no SentencePiece model{where}: pass spm_model_file")
         segments = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
         segments = [tf.reshape(tf.convert_to_tensor(s, tf.string), [-1]) for s in segments]
-        packed = self.tokenizer.pack([self.tokenizer.tokenize(s) for s in segments], self.seq_length)
-        return {"input_ids": packed["input_word_ids"], "input_mask": packed["input_mask"],
-                "segment_ids": packed["input_type_ids"]}
+        return self.tokenizer.pack([self.tokenizer.tokenize(s) for s in segments], self.seq_length)
 
     def compute_output_spec(self, inputs):
         first = inputs[0] if isinstance(inputs, (list, tuple)) else inputs

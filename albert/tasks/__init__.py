@@ -1,2 +1,3 @@
-"""Per-task examples, features, losses and metrics: pretraining, GLUE, a user's own classification files, token
-classification (CoNLL / JSON Lines, entity scores), SQuAD, RACE."""
+"""One package per task: classification, squad, race, ner, pretraining. Each holds its task model class, reader,
+features and windows, post-processing, serving signature, job, settings and metrics; `loading` and `conversion`
+know every task model."""

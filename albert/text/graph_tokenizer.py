@@ -260,7 +260,8 @@ class InGraphTokenizer(tf.Module):
     def pack(self, segments: list, seq_length):
         """`[CLS] a [SEP]` or `[CLS] a [SEP] b [SEP]` padded to seq_length, as run_classifier builds them: a pair is
         truncated by removing the last piece of the longer segment (b on ties) until it fits; a pair whose b is
-        empty is packed as a single segment."""
+        empty is packed as a single segment. The original's names (`input_ids`, `input_mask`, `segment_ids`); an
+        export gives its users TF Hub's (albert.export.savedmodel.hub_inputs)."""
         if len(segments) not in (1, 2):
             raise ValueError(f"bert_pack_inputs takes one or two segments, got {len(segments)}")
         a = segments[0]
@@ -295,6 +296,6 @@ class InGraphTokenizer(tf.Module):
         types = tf.concat([tf.zeros_like(cls), tf.zeros_like(a), tf.zeros_like(sep), tf.ones_like(b),
                            tf.ones_like(sep_b)], axis=1)
         shape = tf.stack([batch, seq_length])
-        return {"input_word_ids": tf.cast(ids.to_tensor(0, shape=shape), tf.int32),
+        return {"input_ids": tf.cast(ids.to_tensor(0, shape=shape), tf.int32),
                 "input_mask": tf.cast(tf.ones_like(ids).to_tensor(0, shape=shape), tf.int32),
-                "input_type_ids": tf.cast(types.to_tensor(0, shape=shape), tf.int32)}
+                "segment_ids": tf.cast(types.to_tensor(0, shape=shape), tf.int32)}

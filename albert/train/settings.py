@@ -1,5 +1,5 @@
 """The settings every runner shares, typed: no TensorFlow here, so a command line reports a mistake in a second,
-before TensorFlow starts (the runners' checks of their model files: albert.jobs.preflight).
+before TensorFlow starts (the runners' checks of their model files: albert.runner.preflight).
 
 `Runtime` is declared once, its fields with their flags' help texts; the runners' flags are generated from it and
 build it (albert.ground.settings_flags); the library takes it, never the flags. `LoopConfig`: the training loop's own

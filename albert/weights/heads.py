@@ -25,9 +25,9 @@ LABELLED = ("AlbertClassifier", "AlbertTokenClassifier")  # the classes whose nu
 
 @dataclasses.dataclass(frozen=True)
 class Heads:
-    """The task model of a model directory's weights: its albert.model.task_models class name, the constructor
-    arguments the weights fix, the Hugging Face architecture when config.json names one, and the number of labels
-    of a classification head (2 when the weights have none). `model_class` is None where the weights cannot say
+    """The task model of a model directory's weights: its task model class name (albert.tasks.<task>.model), the
+    constructor arguments the weights fix, the Hugging Face architecture when config.json names one, and the number of
+    labels of a classification head (2 when the weights have none). `model_class` is None where the weights cannot say
     (`unclear` says why, and what to pass)."""
 
     model_class: str | None

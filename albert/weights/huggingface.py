@@ -81,7 +81,7 @@ BUFFERS = re.compile(r"(^|\.)embeddings\.(position_ids|token_type_ids)$")
 
 @dataclasses.dataclass(frozen=True)
 class Architecture:
-    model_class: str  # the albert.model.task_models class that holds the same weights
+    model_class: str  # the task model class (albert.tasks.<task>.model) that holds the same weights
     heads: tuple  # head tables (albert.weights.original.HEAD_TABLES keys)
     prefix: str  # of the base model's names
     pooler: bool  # the base model has the pooler (transformers drops it in the token-level classes)

@@ -50,7 +50,7 @@ BLOCK_TABLE = [
     ("_feedforward_layer_norm/vars/0", "LayerNorm_1/gamma", SAME),
     ("_feedforward_layer_norm/vars/1", "LayerNorm_1/beta", SAME),
 ]
-# task.json class -> (the albert.model.task_models class, its head table, the rows of task.weights.h5)
+# task.json class -> (the task model class (albert.tasks.<task>.model), its head table, the rows of task.weights.h5)
 TASKS = {
     "AlbertTextClassifier": ("AlbertClassifier", [
         ("layers/dense/vars/0", "output_weights", TRANSPOSE),

@@ -71,7 +71,7 @@ def _group0_name(name: str) -> str:
 
 
 def load_original_checkpoint(model, path: str, init_from_group0: bool = False) -> LoadReport:
-    """Load an original (TF1 name-based) ALBERT checkpoint into an encoder or any model of `albert.model.task_models`.
+    """Load an original (TF1 name-based) ALBERT checkpoint into an encoder or any model of `albert.tasks.<task>.model`.
 
     Every encoder variable must be in the checkpoint with the same shape; task-head variables the checkpoint lacks
     are reported as missing and keep their initialization. Optimizer slots and `global_step` are ignored. Raises
@@ -159,7 +159,7 @@ _SOURCES = {
 
 
 def load_weights(model, path: str, init_from_group0: bool = False) -> LoadReport:
-    """Load weights of any format into an encoder or any task model (albert.model.task_models). `path` may be any
+    """Load weights of any format into an encoder or any task model (albert.tasks.<task>.model). `path` may be any
     model reference (albert.hub.resolve: a name, a hub id or handle, a URL, an archive) or weights file. The
     report's `missing` lists what the source lacks (a task head, or the pooler of a token-level Hugging Face class),
     which keeps its initialisation; `ignored` optimizer slots, buffers and tied copies; `unused` what the model has

@@ -94,12 +94,12 @@ def _resolve(root, path: str):
 
 
 def encoder_of(model):
-    """The AlbertEncoder of a model of `albert.model.task_models` (its `encoder`), or the encoder itself."""
+    """The AlbertEncoder of a model of `albert.tasks.<task>.model` (its `encoder`), or the encoder itself."""
     return getattr(model, "encoder", model)
 
 
 def original_variable_map(model) -> dict:
-    """{original TF1 name: Keras variable} for an encoder or any model of `albert.model.task_models`."""
+    """{original TF1 name: Keras variable} for an encoder or any model of `albert.tasks.<task>.model`."""
     encoder = encoder_of(model)
     names = {}
     for name, path in ENCODER_TABLE:

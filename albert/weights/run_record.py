@@ -32,7 +32,7 @@ RUNNER_HEADS = {"run_classifier.py": "classification", "run_ner.py": "token clas
 
 @dataclasses.dataclass(frozen=True)
 class RunRecord:
-    model_class: str  # the albert.model.task_models class the run's checkpoints hold (a key of RUNNERS)
+    model_class: str  # the task model class (albert.tasks.<task>.model) the run's checkpoints hold (a key of RUNNERS)
     task: str  # a GLUE task's name, "own" (a user's files), "ner", "squad", "race"
     labels: tuple | None = None  # the output names in logits order (None: regression, SQuAD, RACE)
     regression: bool = False  # a classifier predicting a number (one output)
