@@ -128,3 +128,65 @@ def test_the_given_values_before_the_settings_are_built():
     with pytest.raises(AlbertError, match=r"^--data_dir is required$"):
         made.given(values)
     assert made.given(values, unchecked=("data_dir",)).data_dir is None
+
+
+def test_a_field_declared_once_in_a_shared_group_takes_each_class_s_own_default_help_and_requirement():
+    """`specialise` (what albert.runner.settings.RUNNERS applies): the group's field, this class's default, help,
+    check or requirement; the rest (type, group, heading) as declared once; a field the class does not inherit is
+    refused where the class is made."""
+    from albert.ground.settings_flags import REQUIRED, own, specialise
+
+    @dataclasses.dataclass(frozen=True, kw_only=True)
+    class Group(Settings):
+        batch: int = setting(32, "Batch.", check=at_least(1), group="training")
+        model: str | None = setting(None, "Model file.", group="model")
+
+    class Big(Group):  # made a dataclass below, once specialised
+        other: int = setting(1, "Other.", group="training")
+
+    @dataclasses.dataclass(frozen=True)
+    class Small(Group):
+        pass
+
+    Big = dataclasses.dataclass(frozen=True)(specialise(Big, {"batch": own(4096, "Global batch."),
+                                                             "model": own(REQUIRED, why="features need it")}))
+    fields = {f.name: f for f in dataclasses.fields(Big)}
+    assert (fields["batch"].default, fields["batch"].metadata["help"], fields["batch"].metadata["group"]) == \
+        (4096, "Global batch.", "training")
+    assert fields["model"].default is dataclasses.MISSING and fields["model"].type == (str | None)
+    assert Big(model="m").batch == 4096 and Small().batch == 32 and Small().model is None
+    with pytest.raises(AlbertError, match=r"^--model is required: features need it$"):
+        Big(model="")
+    with pytest.raises(AlbertError, match="--batch"):
+        Big(model="m", batch=0)  # the group's check stays
+    values = flags.FlagValues()
+    define(Big, values=values)
+    values(["program", "--model=m"])
+    assert values["batch"].default == 4096 and values["batch"].help == "Global batch."
+    with pytest.raises(TypeError, match="Small inherits no field steps"):
+        specialise(type("Small", (Group,), {}), {"steps": own(3)})
+
+
+def test_every_runner_keeps_the_original_s_defaults_of_the_fields_it_shares():
+    """The runners' shared fields (albert.runner.settings), each runner's value: the original's defaults."""
+    from albert.tasks.classification.settings import GlueRun
+    from albert.tasks.ner.settings import NerRun
+    from albert.tasks.pretraining.settings import PretrainingRun
+    from albert.tasks.race.settings import RaceRun
+    from albert.tasks.squad.settings import SquadRun
+
+    def defaults(cls):
+        return {f.name: f.default for f in dataclasses.fields(cls)
+                if f.name in ("max_seq_length", "do_train", "train_batch_size", "learning_rate", "do_eval")}
+
+    assert defaults(PretrainingRun) == {"max_seq_length": 512, "do_train": True, "train_batch_size": 4096,
+                                        "learning_rate": 0.00176, "do_eval": False}
+    assert defaults(GlueRun) == {"max_seq_length": 512, "do_train": False, "train_batch_size": 32,
+                                 "learning_rate": 5e-5, "do_eval": False}
+    assert defaults(SquadRun) == {"max_seq_length": 384, "do_train": False, "train_batch_size": 32,
+                                  "learning_rate": 5e-5}
+    assert defaults(RaceRun) == {"max_seq_length": 512, "do_train": True, "train_batch_size": 32,
+                                 "learning_rate": 1e-5, "do_eval": True}
+    assert defaults(NerRun)["max_seq_length"] == 128
+    with pytest.raises(AlbertError, match="^--spm_model_file is required"):
+        SquadRun(albert_config_file="c.json", output_dir="out", spm_model_file="")

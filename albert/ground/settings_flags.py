@@ -71,6 +71,53 @@ def setting(default=dataclasses.MISSING, help: str = "", *, group: str, choices:
     return dataclasses.field(default=default, metadata=metadata)
 
 
+REQUIRED = dataclasses.MISSING  # own(REQUIRED): a shared field that one settings class requires
+
+
+@dataclasses.dataclass(frozen=True)
+class Own:
+    """What one settings class says differently of a field it inherits from a shared group (`own`)."""
+
+    default: object = None
+    help: str | None = None
+    check: object = None
+    why: str | None = None
+    given: bool = False  # whether `default` was given (None may be a default)
+
+
+def own(default=None, help: str | None = None, *, check=None, why: str | None = None) -> Own:
+    """One settings class's own default (REQUIRED: none, the flag is required), help text, check or `why` of a
+    field declared once in a shared group; what is not given stays the group's."""
+    return Own(default, help, check, why, given=default is not None)
+
+
+def specialise(cls, changes: dict):
+    """`cls` (a settings class, before @dataclasses.dataclass) with the fields it inherits changed as `changes`
+    ({field name: own(...)}) says: the same type, group, choices and --helpfull heading as declared in the shared
+    group, this class's default, help, check or why. The field is still declared once; a class's differences are
+    one row of its command's table."""
+    inherited = {field.name: field for base in cls.__mro__[1:] if dataclasses.is_dataclass(base)
+                 for field in dataclasses.fields(base)}
+    unknown = set(changes) - set(inherited)
+    if unknown:
+        raise TypeError(f"{cls.__name__} inherits no field {', '.join(sorted(unknown))}")
+    annotations = cls.__dict__.get("__annotations__")
+    if annotations is None:
+        annotations = {}
+        cls.__annotations__ = annotations
+    for name, change in changes.items():
+        field = inherited[name]
+        metadata = dict(field.metadata)
+        for key in ("help", "check", "why"):
+            if getattr(change, key) is not None:
+                metadata[key] = getattr(change, key)
+        default = change.default if change.given else field.default
+        annotations[name] = field.type
+        setattr(cls, name, dataclasses.field(metadata=metadata, kw_only=True) if default is REQUIRED
+                else dataclasses.field(default=default, metadata=metadata, kw_only=True))
+    return cls
+
+
 def at_least(minimum, why: str = ""):
     """A field's check: a number of at least `minimum` (albert.ground.validators.check_at_least; `why`: said in the
     message)."""
@@ -221,7 +268,10 @@ def define_pending(module: str, values=flags.FLAGS):
 
 def _make(spec, values):
     made, fields, defaults, helps, declared_in = spec
-    own = made.cls.__dict__.get("__annotations__", {})
+    own = set(made.cls.__dict__.get("__annotations__", {}))
+    for base in made.cls.__mro__[1:]:  # a shared group of the command's own settings is listed as its own
+        if base.__dict__.get("LISTED_AS_OWN"):
+            own |= set(base.__dict__.get("__annotations__", {}))
     for field in fields:
         name = made.names[field.name]
         default = defaults.get(field.name, None if field.default is dataclasses.MISSING else field.default)

@@ -9,7 +9,8 @@ from typing import ClassVar
 
 from albert.export.options import OnnxOption, TfliteOptions
 from albert.ground.errors import AlbertError
-from albert.ground.settings_flags import SHARED, Settings, setting
+from albert.ground.settings_flags import (REQUIRED, SHARED, Settings, at_least, finite, own, setting,
+                                         specialise)
 
 INIT_CHECKPOINT_HELP = ("Warm start from any model reference: a checkpoint (original TF1 or ours), a model directory "
                         "(release layout, Hugging Face, keras-hub, TF1 Hub module, Model Garden SavedModel), an "
@@ -123,15 +124,117 @@ class LengthOptions(Settings):
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
-class FineTuningExport(TfliteOptions, OnnxOption, LengthOptions):
-    """What every fine-tuning runner shares: its export's files and its batches' lengths."""
+class RunnerSettings(Settings):
+    """What every runner has (run_pretraining.py and the fine-tuning runners), each field declared once here; what a
+    runner says differently (its default, help or check) is its row of RUNNERS, applied by `runner_settings`."""
 
+    LISTED_AS_OWN: ClassVar[bool] = True  # --help lists its fields with the runner's own (albert.ground.help)
     COMMAND: ClassVar[str] = ""  # the runner's script, as its outputs' markers name it (albert.ground.outputs)
+
+    output_dir: str = setting(help="Checkpoints, eval results and predictions.", group="inputs")
+    albert_config_file: str = setting(help=CONFIG_HELP, group="model", why=CONFIG_WHY)
+    init_checkpoint: str | None = setting(None, INIT_CHECKPOINT_HELP, group="model")
+    max_seq_length: int = setting(512, "Tokens per example (at most max_position_embeddings).", check=at_least(1),
+                                  group="inputs")
+    do_train: bool = setting(False, "Train.", group="training")
+    train_batch_size: int = setting(32, "Global training batch.", check=at_least(1), group="training")
+    learning_rate: float = setting(5e-5, "Peak learning rate.", check=finite, group="training")
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Evaluation(Settings):
+    """Evaluating every checkpoint and keeping the best (every runner but run_squad.py, which scores predictions)."""
+
+    LISTED_AS_OWN: ClassVar[bool] = True  # --help lists its fields with the runner's own (albert.ground.help)
+
+    do_eval: bool = setting(False, "Evaluate every checkpoint on dev; keep model.ckpt-best.", group="evaluation")
+    eval_batch_size: int = setting(8, "Eval batch.", check=at_least(1), group="evaluation")
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class WordPieceOption(Settings):
+    """A WordPiece vocabulary instead of SentencePiece (the Chinese models), for the runners that read plain text."""
+
+    LISTED_AS_OWN: ClassVar[bool] = True  # --help lists its fields with the runner's own (albert.ground.help)
+
+    vocab_file: str | None = setting(None, "WordPiece vocabulary (when --spm_model_file is empty).", group="model")
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class FineTuningExport(RunnerSettings, TfliteOptions, OnnxOption, LengthOptions):
+    """What every fine-tuning runner shares besides: its tokenizer, its prediction, its export's files and its
+    batches' lengths."""
+
+    LISTED_AS_OWN: ClassVar[bool] = True  # --help lists its fields with the runner's own (albert.ground.help)
+
+    spm_model_file: str | None = setting(None, "SentencePiece model.", group="model")
+    do_lower_case: bool = setting(True, "Lower-case the text.", group="model")
+    do_predict: bool = setting(False, "Predict the test set with model.ckpt-best.", group="evaluation")
+    predict_batch_size: int = setting(8, "Predict batch.", check=at_least(1), group="evaluation")
+    export_dir: str | None = setting(None, "Export model.ckpt-best here for serving.", group="export")
 
     @property
     def export_command(self) -> str:
         """What --export_dir's marker names: an export of this runner replaces only an earlier one of its own."""
         return f"{self.COMMAND} --export_dir"
+
+
+# What each runner says differently of the fields it shares (RunnerSettings, Evaluation, FineTuningExport): its
+# default (the original's), its help, its check; the rest of each field is as declared above. One table, read by
+# `runner_settings` when the runner's settings class is made.
+RUNNERS = {
+    "run_pretraining.py": {
+        "output_dir": own(help="Checkpoints, summaries and eval results."),
+        "max_seq_length": own(512, "Must match the data."),
+        "do_train": own(True),
+        "do_eval": own(help="Evaluate every checkpoint; keep model.ckpt-best by masked-LM accuracy."),
+        "train_batch_size": own(4096, "Global batch size (over all replicas and accumulation steps)."),
+        "eval_batch_size": own(64, "Global eval batch size."),
+        "learning_rate": own(0.00176),
+    },
+    "run_classifier.py": {
+        "export_dir": own(help="Export model.ckpt-best here for serving: a SavedModel that takes raw strings (text_a, "
+                          "and text_b for pair tasks) and returns probabilities and predictions, and in it "
+                          "model.tflite (LiteRT: packed ids -> logits)."),
+    },
+    "run_ner.py": {
+        "do_lower_case": own(help="Lower-case the text (the released SentencePiece models do)."),
+        "max_seq_length": own(128, "Pieces per window, [CLS] and [SEP] included (at most max_position_embeddings).",
+                              check=at_least(3)),
+        "do_eval": own(help="Evaluate every checkpoint on --dev_file; keep model.ckpt-best by entity F1."),
+        "do_predict": own(help="Tag --test_file with model.ckpt-best."),
+        "train_batch_size": own(help="Global training batch (windows)."),
+        "export_dir": own(help="Export model.ckpt-best here for serving: a SavedModel on raw text (a batch of "
+                          "strings, words split on whitespace -> one tag per word), with model.tflite (LiteRT: packed "
+                          "ids -> logits) and, with --onnx_export, model.onnx."),
+    },
+    "run_squad.py": {
+        "output_dir": own(help="Checkpoints, predictions and eval results."),
+        "spm_model_file": own(REQUIRED, why="SQuAD features align SentencePiece pieces with the text"),
+        "max_seq_length": own(384, "Tokens per feature."),
+        "do_predict": own(help="Predict --predict_file (scored at every checkpoint when it has answers)."),
+        "predict_batch_size": own(help="Prediction batch."),
+        "learning_rate": own(help="Peak learning rate (AdamW)."),
+        "export_dir": own(help="Export model.ckpt-best here for serving: a SavedModel over packed inputs (the head's "
+                          "logits; see the README), with its LiteRT model.tflite."),
+    },
+    "run_race.py": {
+        "max_seq_length": own(help="Tokens per (article, question+option) row."),
+        "do_train": own(True),
+        "do_eval": own(True, "Evaluate every checkpoint on dev; keep model.ckpt-best by accuracy."),
+        "do_predict": own(help="Evaluate model.ckpt-best on test and write predictions.json."),
+        "learning_rate": own(1e-5),
+        "export_dir": own(help="Export model.ckpt-best here for serving: a SavedModel over packed inputs ([batch, 4, "
+                          "max_seq_length] input_ids, input_mask, segment_ids -> logits [batch, 4]) with its LiteRT "
+                          "model.tflite."),
+    },
+}
+
+
+def runner_settings(cls):
+    """A runner's settings class (under @dataclasses.dataclass): the shared fields it inherits, as its row of RUNNERS
+    says (albert.ground.settings_flags.specialise)."""
+    return specialise(cls, RUNNERS[cls.COMMAND])
 
 
 def parse_seeds(name: str, text: str) -> tuple:

@@ -5,20 +5,20 @@ import dataclasses
 from typing import ClassVar
 
 from albert.ground.settings_flags import at_least, finite, setting
-from albert.runner.settings import (CONFIG_HELP, CONFIG_WHY, EPOCHS_HELP, FineTuningExport, INIT_CHECKPOINT_HELP,
-                                    OPTIMIZERS, TRAIN_STEP_HELP, check_one_length, parse_seeds, steps_unless_epochs)
+from albert.runner.settings import (EPOCHS_HELP, Evaluation, FineTuningExport, OPTIMIZERS, TRAIN_STEP_HELP,
+                                    WordPieceOption, check_one_length, parse_seeds, runner_settings,
+                                    steps_unless_epochs)
 from albert.tasks.classification.own_data import parse_labels
 
 
 @dataclasses.dataclass(frozen=True)
-class GlueRun(FineTuningExport):
+@runner_settings
+class GlueRun(Evaluation, WordPieceOption, FineTuningExport):
     """run_classifier.py's settings."""
 
     COMMAND: ClassVar[str] = "run_classifier.py"
     model_class: ClassVar[str] = "AlbertClassifier"  # the task model its checkpoints hold
 
-    output_dir: str = setting(help="Checkpoints, eval results and predictions.", group="inputs")
-    albert_config_file: str = setting(help=CONFIG_HELP, group="model", why=CONFIG_WHY)
     task_name: str | None = setting(None, "The GLUE task (cola, mnli, mismnli, mrpc, rte, sst-2, sts-b, qqp, qnli, "
                                     "wnli or ax) with --data_dir; or leave it out and pass your own --train_file / "
                                     "--dev_file / --test_file.", group="inputs")
@@ -46,29 +46,12 @@ class GlueRun(FineTuningExport):
     regression: bool = setting(False, "The label is a number: one output, mean squared error, STS-B's metrics.",
                                group="own_files")
     encoding: str = setting("utf-8", "The text encoding of your files (e.g. latin-1, cp1252).", group="own_files")
-    spm_model_file: str | None = setting(None, "SentencePiece model.", group="model")
-    vocab_file: str | None = setting(None, "WordPiece vocabulary (when --spm_model_file is empty).", group="model")
     cached_dir: str | None = setting(None, "Where feature TFRecords are cached (default --output_dir).", group="inputs")
-    init_checkpoint: str | None = setting(None, INIT_CHECKPOINT_HELP, group="model")
-    do_lower_case: bool = setting(True, "Lower-case the text.", group="model")
-    max_seq_length: int = setting(512, "Tokens per example (at most max_position_embeddings).", check=at_least(1),
-                                  group="inputs")
-    do_train: bool = setting(False, "Train.", group="training")
-    do_eval: bool = setting(False, "Evaluate every checkpoint on dev; keep model.ckpt-best.", group="evaluation")
-    do_predict: bool = setting(False, "Predict the test set with model.ckpt-best.", group="evaluation")
-    train_batch_size: int = setting(32, "Global training batch.", check=at_least(1), group="training")
-    eval_batch_size: int = setting(8, "Eval batch.", check=at_least(1), group="evaluation")
-    predict_batch_size: int = setting(8, "Predict batch.", check=at_least(1), group="evaluation")
-    learning_rate: float = setting(5e-5, "Peak learning rate.", check=finite, group="training")
     train_step: int | None = setting(None, TRAIN_STEP_HELP, check=at_least(1), group="training",
                                      derived=steps_unless_epochs)
     num_train_epochs: float | None = setting(None, EPOCHS_HELP.format(what="rows"), check=finite, group="own_files")
     warmup_step: int = setting(0, "Warmup steps.", group="training")
     optimizer: str = setting("adamw", "Optimizer.", choices=OPTIMIZERS, group="training")
-    export_dir: str | None = setting(None, "Export model.ckpt-best here for serving: a SavedModel that takes raw "
-                                     "strings (text_a, and text_b for pair tasks) and returns probabilities and "
-                                     "predictions, and in it model.tflite (LiteRT: packed ids -> logits).",
-                                     group="export")
     # fine-tune once per seed and compare (empty: once, with the runtime's seed)
     seeds: tuple = setting((), "Comma-separated seeds: fine-tune once per seed (in output_dir/seed_<s>) and report "
                            "the mean, median and best dev metric (small GLUE tasks are seed-sensitive).",

@@ -5,11 +5,12 @@ import dataclasses
 from typing import ClassVar
 
 from albert.ground.settings_flags import at_least, finite, probability, setting
-from albert.runner.settings import CONFIG_HELP, CONFIG_WHY, FineTuningExport, INIT_CHECKPOINT_HELP
+from albert.runner.settings import FineTuningExport, runner_settings
 from albert.tasks.squad import windows as squad_windows
 
 
 @dataclasses.dataclass(frozen=True)
+@runner_settings
 class SquadRun(FineTuningExport):
     """run_squad.py's settings."""
 
@@ -20,10 +21,6 @@ class SquadRun(FineTuningExport):
         """The task model its checkpoints hold."""
         return "AlbertSquadV2" if self.version_2_with_negative else "AlbertSquadV1"
 
-    albert_config_file: str = setting(help=CONFIG_HELP, group="model", why=CONFIG_WHY)
-    spm_model_file: str = setting(help="SentencePiece model.",
-                                  why="SQuAD features align SentencePiece pieces with the text", group="model")
-    output_dir: str = setting(help="Checkpoints, predictions and eval results.", group="inputs")
     train_file: str | None = setting(None, "SQuAD JSON for training (train-v1.1.json, train-v2.0.json).",
                                      group="inputs")
     predict_file: str | None = setting(None, "SQuAD JSON to predict (and score, when it has answers).", group="inputs")
@@ -34,9 +31,6 @@ class SquadRun(FineTuningExport):
                                                "output_dir/predict.tf_record).", group="inputs")
     predict_feature_left_file: str | None = setting(None, "The decoder's metadata of the predict features, JSON "
                                                     "(default: the predict feature file + .json).", group="inputs")
-    init_checkpoint: str | None = setting(None, INIT_CHECKPOINT_HELP, group="model")
-    do_lower_case: bool = setting(True, "Lower-case the text.", group="model")
-    max_seq_length: int = setting(384, "Tokens per feature.", check=at_least(1), group="inputs")
     doc_stride: int | None = setting(None, "Span stride (default: --max_seq_length / 3). The pieces between the "
                                      "starts of consecutive document spans of a long paragraph: 128 at the default "
                                      "length 384.", check=at_least(1), group="inputs",
@@ -45,21 +39,12 @@ class SquadRun(FineTuningExport):
                                            "question's first pieces are kept: 64 from --max_seq_length 128 up.",
                                            check=at_least(1), group="inputs",
                                            derived=lambda s: squad_windows.default_max_query_length(s.max_seq_length))
-    do_train: bool = setting(False, "Train.", group="training")
-    do_predict: bool = setting(False, "Predict --predict_file (scored at every checkpoint when it has answers).",
-                               group="evaluation")
-    train_batch_size: int = setting(32, "Global training batch.", check=at_least(1), group="training")
-    predict_batch_size: int = setting(8, "Prediction batch.", check=at_least(1), group="evaluation")
-    learning_rate: float = setting(5e-5, "Peak learning rate (AdamW).", check=finite, group="training")
     num_train_epochs: float = setting(3.0, "Epochs over the training questions.", check=finite, group="training")
     warmup_proportion: float = setting(0.1, "Fraction of the steps spent warming up.", check=probability,
                                        group="training")
     n_best_size: int = setting(20, "Candidates kept per question in nbest_predictions.json.", check=at_least(1),
                                group="evaluation")
     max_answer_length: int = setting(30, "Longest answer, in pieces.", check=at_least(1), group="evaluation")
-    export_dir: str | None = setting(None, "Export model.ckpt-best here for serving: a SavedModel over packed "
-                                     "inputs (the head's logits; see the README), with its LiteRT model.tflite.",
-                                     group="export")
     version_2_with_negative: bool = setting(False, "SQuAD 2.0: questions may have no answer.", group="inputs")
     start_n_top: int = setting(5, "2.0: beam size over start positions.", check=at_least(1), group="evaluation")
     end_n_top: int = setting(5, "2.0: beam size over end positions per start.", check=at_least(1), group="evaluation")
