@@ -8,7 +8,6 @@ import keras
 import numpy as np
 
 from albert.ground.atomic import write_text
-from albert.ground.outputs import writing
 from albert.data.buckets import in_original_order
 from albert.data.features import PACKED_INPUTS, boundaries, step_boundaries
 from albert.data.readers import classifier_dataset, classifier_decoder, prediction_batches
@@ -16,7 +15,8 @@ from albert.export import litert
 from albert.export.onnx import export_onnx
 from albert.tasks.classification.serving import classifier_metadata, export_classifier
 from albert.export.tflite_metadata import describe
-from albert.runner.outputs import append_eval_results, begin_training, record_model_files, run_record
+from albert.runner.job import FineTuningJob
+from albert.runner.outputs import append_eval_results, record_model_files, run_record
 from albert.tasks.classification.model import AlbertClassifier
 from albert.tasks.classification.features import cached_features, classification_loss, predict
 from albert.tasks.classification.glue import get_task
@@ -26,9 +26,7 @@ from albert.text.tokenization import FullTokenizer
 from albert.train.optimizers import create_optimizer
 from albert.train.settings import Runtime
 from albert.train.setup import begin_job, check_batch_split, fine_tuning_trainer
-from albert.weights.loader import init_from_checkpoint
-from albert.weights.run_checkpoints import best_trial, evaluate_each, prediction_checkpoint, record_best
-from albert.runner.settings import say_long_warmup
+from albert.weights.run_checkpoints import best_trial, record_best
 from albert.tasks.classification.settings import GlueRun
 
 # The GLUE server's file name for each task's predictions.
@@ -58,7 +56,7 @@ def run(settings: GlueRun, runtime: Runtime, task=None):
     print("\n".join(lines))
 
 
-class FineTuning:
+class FineTuning(FineTuningJob):
     """Train / evaluate / predict / export once, into `output_dir`."""
 
     def __init__(self, settings: GlueRun, runtime: Runtime, seed: int, output_dir: str, task):
@@ -79,21 +77,11 @@ class FineTuning:
                                            output_dir, settings.train_step, settings.train_batch_size,
                                            settings.max_seq_length, settings.length_buckets)
 
-    def run(self):
+    def predict(self):
         s = self.settings
-        if s.do_train:
-            self.train()
-        elif s.do_eval:
-            evaluate_each(self.model, self.output_dir, self.evaluate)
-        if s.do_predict or s.export_dir:
-            init_from_checkpoint(self.model, prediction_checkpoint(self.output_dir, s.init_checkpoint))
-        if s.do_predict:
-            logits, examples = self.logits_of("test", s.predict_batch_size)
-            (write_own_predictions if isinstance(self.task, OwnTask) else write_predictions)(
-                self.task, logits, examples, self.output_dir)
-        if s.export_dir:
-            with writing(s.export_dir, s.export_command, "--export_dir") as out:
-                self.export(out)
+        logits, examples = self.logits_of("test", s.predict_batch_size)
+        (write_own_predictions if isinstance(self.task, OwnTask) else write_predictions)(
+            self.task, logits, examples, self.output_dir)
 
     def features(self, split: str, resumed: int | None = None) -> tuple:
         """(record, examples) of a split; with `resumed` (the step a run resumes from) a stale record in the run's
@@ -119,14 +107,9 @@ class FineTuning:
         _, examples = self.features(split)
         return predict(self.model, self.prediction_batches(split, batch_size)), examples
 
-    def train(self):
-        s = self.settings
-        say_long_warmup(s, s.train_step)
-        resumed = begin_training(self.trainer, s.init_checkpoint)
+    def training_batches(self, resumed: int | None):
         train_file, _ = self.features("train", resumed)
-        self.trainer.train(lambda ctx, batch: self.train_dataset(train_file, batch, ctx),
-                           on_checkpoint=self.evaluate if s.do_eval else None,
-                           on_started=self.record_files)
+        return lambda context, batch_size: self.train_dataset(train_file, batch_size, context)
 
     def record_files(self):
         """The run directory as a model directory, with the task, labels and preprocessing it is trained with."""

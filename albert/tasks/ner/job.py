@@ -14,9 +14,9 @@ from albert.tasks.ner.serving import export_tagger, tagger_metadata
 from albert.export.onnx import export_onnx
 from albert.export.tflite_metadata import describe
 from albert.ground.atomic import write_text
-from albert.ground.outputs import writing
-from albert.runner.outputs import append_eval_results, begin_training, record_model_files, run_record
-from albert.runner.settings import say_long_warmup, warmup_steps, with_epoch_steps
+from albert.runner.job import FineTuningJob
+from albert.runner.outputs import append_eval_results, record_model_files, run_record
+from albert.runner.settings import warmup_steps, with_epoch_steps
 from albert.tasks.ner.settings import NerRun
 from albert.tasks.ner.model import AlbertTokenClassifier
 from albert.tasks.ner.entities import score
@@ -26,8 +26,7 @@ from albert.text.tokenization import FullTokenizer
 from albert.train.optimizers import create_optimizer
 from albert.train.settings import Runtime
 from albert.train.setup import begin_job, check_batch_split, fine_tuning_trainer
-from albert.weights.loader import init_from_checkpoint
-from albert.weights.run_checkpoints import evaluate_each, prediction_checkpoint, record_best
+from albert.weights.run_checkpoints import record_best
 
 
 def token_loss(model, batch, training):
@@ -48,7 +47,7 @@ def run(settings: NerRun, runtime: Runtime, task: NerTask):
     NerFineTuning(settings, runtime, task).run()
 
 
-class NerFineTuning:
+class NerFineTuning(FineTuningJob):
     """Train / evaluate / predict / export once, into settings.output_dir."""
 
     def __init__(self, settings: NerRun, runtime: Runtime, task: NerTask):
@@ -85,22 +84,11 @@ class NerFineTuning:
             self._features[split] = windows, padded(windows, s.max_seq_length)
         return self._features[split]
 
-    def run(self):
-        s = self.settings
-        if s.do_train:
-            self.train()
-        elif s.do_eval:
-            evaluate_each(self.model, self.output_dir, self.evaluate)
-        if s.do_predict or s.export_dir:
-            init_from_checkpoint(self.model, prediction_checkpoint(self.output_dir, s.init_checkpoint))
-        if s.do_predict:
-            sentences = self.task.split("test")
-            tags = self.tag("test", s.predict_batch_size)
-            write_text(os.path.join(self.output_dir, "test_predictions.txt"), prediction_lines(sentences, tags))
-            print(f"wrote test_predictions.txt ({len(sentences)} sentences, {sum(map(len, tags))} words)")
-        if s.export_dir:
-            with writing(s.export_dir, s.export_command, "--export_dir") as out:
-                self.export(out)
+    def predict(self):
+        sentences = self.task.split("test")
+        tags = self.tag("test", self.settings.predict_batch_size)
+        write_text(os.path.join(self.output_dir, "test_predictions.txt"), prediction_lines(sentences, tags))
+        print(f"wrote test_predictions.txt ({len(sentences)} sentences, {sum(map(len, tags))} words)")
 
     def train_dataset(self, context, batch_size: int):
         """Training windows, reshuffled each epoch with the run's seed (an index permutation: the iterator
@@ -115,13 +103,9 @@ class NerFineTuning:
         return order.map(lambda i: {k: v[i] for k, v in tensors.items()}, num_parallel_calls=tf.data.AUTOTUNE,
                          deterministic=True).batch(batch_size, drop_remainder=True).prefetch(tf.data.AUTOTUNE)
 
-    def train(self):
-        s = self.settings
-        say_long_warmup(s, s.train_step)
-        begin_training(self.trainer, s.init_checkpoint)
-        self.features("train")
-        self.trainer.train(self.train_dataset, on_checkpoint=self.evaluate if s.do_eval else None,
-                           on_started=self.record_files)
+    def training_batches(self, resumed: int | None):
+        self.features("train")  # the windows are made from the train file each run: nothing to check on resuming
+        return self.train_dataset
 
     def record_files(self):
         record = run_record(self.settings, "AlbertTokenClassifier", "ner", labels=tuple(self.task.labels),

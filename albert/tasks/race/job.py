@@ -6,7 +6,6 @@ import json
 import os
 
 from albert.ground.atomic import write_text
-from albert.ground.outputs import writing
 from albert.data import cache
 from albert.data.features import PACKED_INPUTS, boundaries, step_boundaries
 from albert.data.readers import prediction_batches, race_dataset, race_decoder
@@ -14,8 +13,8 @@ from albert.export.litert import file_length
 from albert.tasks.race.serving import export_race_text
 from albert.export.serving import export_packed
 from albert.export.tflite_metadata import describe
-from albert.runner.outputs import (append_eval_results, begin_training, record_model_files, run_record,
-                                 write_results)
+from albert.runner.job import FineTuningJob
+from albert.runner.outputs import append_eval_results, record_model_files, run_record, write_results
 from albert.tasks.race.model import AlbertMultipleChoice
 from albert.tasks.classification.features import predict
 from albert.tasks.race.examples import NUM_CHOICES, accuracy_by_level, race_loss, read_examples, write_features
@@ -23,19 +22,20 @@ from albert.text.tokenization import FullTokenizer
 from albert.train.optimizers import create_optimizer
 from albert.train.settings import Runtime
 from albert.train.setup import begin_job, fine_tuning_trainer
-from albert.weights.loader import init_from_checkpoint
-from albert.weights.run_checkpoints import evaluate_each, prediction_checkpoint, record_best
-from albert.runner.settings import say_long_warmup
+from albert.weights.run_checkpoints import record_best
 from albert.tasks.race.settings import RaceRun
+
 
 def run(settings: RaceRun, runtime: Runtime):
     RaceFineTuning(settings, runtime).run()
 
 
-class RaceFineTuning:
+class RaceFineTuning(FineTuningJob):
+    """Train / evaluate / predict / export once, into settings.output_dir."""
+
     def __init__(self, settings: RaceRun, runtime: Runtime):
         s = self.settings = settings
-        self.runtime = runtime
+        self.runtime, self.output_dir = runtime, s.output_dir
         strategy, self.config = begin_job(runtime, s.albert_config_file, s.output_dir)
         config = self.config
         self.tokenizer = FullTokenizer(s.vocab_file, s.do_lower_case, s.spm_model_file)
@@ -48,24 +48,14 @@ class RaceFineTuning:
                                            s.train_step, s.train_batch_size, s.max_seq_length, s.length_buckets,
                                            examples_per_row=NUM_CHOICES)
 
-    def run(self):
+    def predict(self):
         s = self.settings
-        if s.do_train:
-            self.train()
-        elif s.do_eval:
-            evaluate_each(self.model, s.output_dir, self.evaluate)
-        if s.do_predict or s.export_dir:
-            init_from_checkpoint(self.model, prediction_checkpoint(s.output_dir, s.init_checkpoint))
-        if s.export_dir:
-            with writing(s.export_dir, s.export_command, "--export_dir") as out:
-                self.export(out)
-        if s.do_predict:
-            predictions, examples = self.predictions_of("test", s.predict_file, s.predict_batch_size)
-            letters = {e.example_id: "ABCD"[int(p)] for e, p in zip(examples, predictions)}
-            results = accuracy_by_level(examples, predictions)
-            write_text(os.path.join(s.output_dir, "predictions.json"), json.dumps(letters, indent=2) + "\n")
-            write_results(os.path.join(s.output_dir, "predict_results.txt"), results)
-            print("test " + " ".join(f"{k} {v:.4f}" for k, v in sorted(results.items())))
+        predictions, examples = self.predictions_of("test", s.predict_file, s.predict_batch_size)
+        letters = {e.example_id: "ABCD"[int(p)] for e, p in zip(examples, predictions)}
+        results = accuracy_by_level(examples, predictions)
+        write_text(os.path.join(s.output_dir, "predictions.json"), json.dumps(letters, indent=2) + "\n")
+        write_results(os.path.join(s.output_dir, "predict_results.txt"), results)
+        print("test " + " ".join(f"{k} {v:.4f}" for k, v in sorted(results.items())))
 
     def export(self, out: str):
         """The serving model over packed inputs with its model.tflite (and model.onnx), and the one on raw text in
@@ -116,18 +106,16 @@ class RaceFineTuning:
                                      self.prediction_bounds)
         return predict(self.model, batches).argmax(-1), examples
 
-    def train(self):
+    def training_batches(self, resumed: int | None):
         s = self.settings
-        say_long_warmup(s, s.train_step)
-        resumed = begin_training(self.trainer, s.init_checkpoint)
         train_path, _ = self.features("train", s.train_file, resumed)
-        self.trainer.train(lambda ctx, batch: race_dataset([train_path], s.max_seq_length, batch, True, ctx,
-                                                           seed=self.runtime.random_seed,
-                                                           group_by_length=s.group_by_length),
-                           on_checkpoint=self.evaluate if s.do_eval else None,
-                           on_started=lambda: record_model_files(
-                               s.output_dir, self.config, s.spm_model_file, run_record(
-                               s, "AlbertMultipleChoice", "race")))
+        return lambda context, batch_size: race_dataset([train_path], s.max_seq_length, batch_size, True, context,
+                                                        seed=self.runtime.random_seed,
+                                                        group_by_length=s.group_by_length)
+
+    def record_files(self):
+        s = self.settings
+        record_model_files(s.output_dir, self.config, s.spm_model_file, run_record(s, "AlbertMultipleChoice", "race"))
 
     def evaluate(self, step: int, _path=None):
         s = self.settings
