@@ -38,8 +38,8 @@ def checked_request(article, question, options, num_choices: int) -> tuple:
 
 
 def option_texts(question, options):
-    """albert.tasks.race.examples.option_text for every option: [B] normalised questions, [B, C] options -> [B*C] texts
-    (the option replaces every `_` of the question; without one it follows the question after a space)."""
+    """albert.tasks.race.rows.option_text for every option: [B] normalised questions, [B, C] options -> [B*C] texts (the
+    option replaces every `_` of the question; without one it follows the question after a space)."""
     choices = tf.shape(options)[1]
     question = tf.repeat(question, choices)
     option = tf.reshape(options, [-1])
