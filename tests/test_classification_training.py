@@ -7,7 +7,7 @@ import keras
 import pytest
 import tensorflow as tf
 
-from albert import AlbertClassifier, AlbertConfig
+from albert import AlbertClassifier, AlbertConfig, AlbertError
 from albert.data.readers import classifier_dataset, classifier_decoder, prediction_batches
 from albert.tasks.classification.features import cached_features, classification_loss, predict
 from albert.tasks.classification.glue import get_task
@@ -152,3 +152,22 @@ def test_a_truncated_feature_cache_is_rebuilt(tmp_path):
     cached_features(task, str(tmp_path), "train", tokenizer, 16, str(tmp_path / "c"))
     assert open(path, "rb").read() == whole
     assert sum(1 for _ in tf.data.TFRecordDataset(path)) == len(examples)
+
+
+def test_a_file_named_as_the_feature_key_that_the_cache_did_not_write_stays_and_is_refused(tmp_path):
+    """albert.data.cache removes a stale `<record>.json` only when it is a key it wrote: a user's own file of that
+    name is left as it was, and the run stops in one line naming it (nothing rebuilt over it)."""
+    make_rte_like(tmp_path, random.Random(2))
+    task, tokenizer = get_task("rte"), WordTokenizer()
+    cached = tmp_path / "c"
+    cached.mkdir()
+    theirs = cached / "rte_train.tf_record.json"
+    theirs.write_text('{"my": "notes"}\n')
+    with pytest.raises(AlbertError) as caught:
+        cached_features(task, str(tmp_path), "train", tokenizer, 16, str(cached))
+    assert str(caught.value) == (f"{cached}/rte_train.tf_record.json: not a feature key of this project, and the "
+                                 "features' key would replace it; move it, or write the features elsewhere "
+                                 "(--cached_dir, --output_dir)")
+    assert theirs.read_text() == '{"my": "notes"}\n' and sorted(os.listdir(cached)) == ["rte_train.tf_record.json"]
+    path, _ = cached_features(task, str(tmp_path), "train", tokenizer, 16, str(tmp_path / "other"))
+    assert os.path.exists(path + ".json")  # a key this module wrote: replaced when stale, as before

@@ -54,6 +54,11 @@ def stale_reason(record_path: str, stored: dict | None, key: dict) -> str | None
     return None
 
 
+def is_key(stored) -> bool:
+    """Whether `stored` (a `<record>.json` as read) is a key this module wrote (`cache_key`'s digests in it)."""
+    return isinstance(stored, dict) and {"examples_sha256", "tokenizer_sha256", "record_bytes"} <= set(stored)
+
+
 def read_key(record_path: str) -> dict | None:
     try:
         with open(record_path + ".json", encoding="utf-8") as f:
@@ -81,6 +86,9 @@ def build(record_path: str, key: dict, write, resumed_run: str | None = None) ->
         return False
     refuse_rebuild(record_path, reason, resumed_run)
     if os.path.exists(record_path + ".json"):
+        if not is_key(read_key(record_path)):  # a file of the same name that this module did not write stays
+            raise AlbertError(f"{record_path}.json: not a feature key of this project, and the features' key would "
+                              "replace it; move it, or write the features elsewhere (--cached_dir, --output_dir)")
         os.remove(record_path + ".json")
     write(record_path)
     write_key(record_path, dict(key, record_bytes=os.path.getsize(record_path)))

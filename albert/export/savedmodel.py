@@ -10,6 +10,8 @@ import shutil
 import tensorflow as tf
 
 from albert.ground.outputs import writing
+from albert.model.serialization import float32_copy
+from albert.text.graph_tokenizer import InGraphTokenizer
 
 HUB_INPUTS = ("input_word_ids", "input_mask", "input_type_ids")
 PER_POSITION = ("start_logits", "end_logits", "sequence_output")  # outputs whose second axis is the sequence
@@ -63,6 +65,19 @@ def root_with_variables(layer):
     root.non_trainable_variables = list(layer.non_trainable_variables)
     root.regularization_losses = []
     return root
+
+
+def text_root(model, sp_model_file: str, do_lower_case: bool):
+    """(root, model): the root object of a raw-text serving SavedModel, holding the float32 copy of `model`
+    (albert.model.serialization.float32_copy) with its variables, as `root.model`, and the in-graph tokenizer of the
+    SentencePiece model file (its bytes go into the graph), as `root.tokenizer`."""
+    with open(sp_model_file, "rb") as f:
+        proto = f.read()
+    model = float32_copy(model)
+    root = root_with_variables(model)
+    root.model = model
+    root.tokenizer = InGraphTokenizer(proto, do_lower_case)
+    return root, model
 
 
 def in_save_context():

@@ -12,9 +12,7 @@ import tensorflow as tf
 
 from albert.data.buckets import cut_to_bucket
 from albert.data.features import boundaries
-from albert.export.savedmodel import root_with_variables, save
-from albert.model.serialization import float32_copy
-from albert.text.graph_tokenizer import InGraphTokenizer
+from albert.export.savedmodel import save, text_root
 
 LABELS_ASSET = "labels.json"  # the classifier's label names; tools/classify.py reads assets/labels.json (no albert)
 
@@ -26,12 +24,7 @@ def export_classifier(model, sp_model_file: str, do_lower_case: bool, labels: li
     packed to `seq_length` and computed only up to its longest text's length bucket (`length_boundaries`, default
     albert.data.features.boundaries(seq_length); `(seq_length,)`: the whole length)."""
     bounds = length_boundaries or boundaries(seq_length)
-    with open(sp_model_file, "rb") as f:
-        proto = f.read()
-    model = float32_copy(model)
-    root = root_with_variables(model)
-    root.model = model
-    root.tokenizer = InGraphTokenizer(proto, do_lower_case)
+    root, model = text_root(model, sp_model_file, do_lower_case)
     names = ["text_a", "text_b"] if pair else ["text_a"]
     spec = {name: tf.TensorSpec([None], tf.string, name=name) for name in names}
 

@@ -15,23 +15,17 @@ import tensorflow as tf
 
 from albert.data.buckets import cut_to_bucket
 from albert.data.features import boundaries
-from albert.export.savedmodel import root_with_variables, save
-from albert.model.serialization import float32_copy
+from albert.export.savedmodel import save, text_root
 from albert.tasks.ner.windows import unknown_id
-from albert.text.graph_tokenizer import InGraphTokenizer
 from albert.text.tokenization import FullTokenizer
 
 
 def export_tagger(model, sp_model_file: str, do_lower_case: bool, labels: list, seq_length: int, doc_stride: int,
                   path: str) -> str:
     """The serving SavedModel of a fine-tuned AlbertTokenClassifier at `path` (see the module's docstring)."""
-    with open(sp_model_file, "rb") as f:
-        proto = f.read()
     unk = unknown_id(FullTokenizer(None, do_lower_case, sp_model_file))
-    model = float32_copy(model)
-    root = root_with_variables(model)
-    root.model = model
-    root.tokenizer = tokenizer = InGraphTokenizer(proto, do_lower_case)
+    root, model = text_root(model, sp_model_file, do_lower_case)
+    tokenizer = root.tokenizer
     capacity, bounds = seq_length - 2, boundaries(seq_length)
     names = tf.constant(labels)
 

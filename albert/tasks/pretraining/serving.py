@@ -22,10 +22,8 @@ within float round-off.
 import tensorflow as tf
 
 from albert.tasks.pretraining.fill_mask import MASK, mask_pattern, piece_word
-from albert.export.savedmodel import root_with_variables, save
+from albert.export.savedmodel import save, text_root
 from albert.ground.errors import AlbertError
-from albert.model.serialization import float32_copy
-from albert.text.graph_tokenizer import InGraphTokenizer
 from albert.text.tokenization import FullTokenizer
 
 DEFAULT_TOP_K = 5  # serving_default's number of predictions per mask (transformers' pipeline default)
@@ -39,18 +37,14 @@ def export_fill_mask(model, sp_model_file: str, do_lower_case: bool, seq_length:
     if MASK not in tokenizer.vocab:
         raise AlbertError(f"{sp_model_file}: the vocabulary has no {MASK} piece, so nothing can be filled; use the "
                           "SentencePiece model the model was pretrained with")
-    with open(sp_model_file, "rb") as f:
-        proto = f.read()
     vocab_size = model.config.vocab_size
     pieces = tokenizer.convert_ids_to_tokens(range(len(tokenizer.vocab)))
     words = tf.constant([piece_word(p) for p in pieces] + [""] * (vocab_size - len(pieces)))
     pattern = mask_pattern(tokenizer).pattern
     max_masks = int(model.max_predictions_per_seq)
     mask_id = tokenizer.convert_tokens_to_ids([MASK])[0]
-    model = float32_copy(model)
-    root = root_with_variables(model)
-    root.model = model
-    root.tokenizer = graph = InGraphTokenizer(proto, do_lower_case)
+    root, model = text_root(model, sp_model_file, do_lower_case)
+    graph = root.tokenizer
 
     def errors_of(texts, counts, lengths):
         """Per text, "" or why it is not filled (albert.tasks.pretraining.fill_mask.masked_inputs' rules, its order)."""

@@ -17,8 +17,7 @@ import tensorflow as tf
 
 from albert.data.buckets import cut_to_bucket
 from albert.data.features import boundaries
-from albert.export.savedmodel import first_row, refuse_unless, root_with_variables, save
-from albert.model.serialization import float32_copy
+from albert.export.savedmodel import first_row, refuse_unless, save, text_root
 from albert.text.graph_tokenizer import InGraphTokenizer
 
 
@@ -86,13 +85,9 @@ def export_race_text(model, sp_model_file: str, do_lower_case: bool, seq_length:
     """The raw-text serving SavedModel of a fine-tuned AlbertMultipleChoice at `path` (see the module's docstring);
     `length_boundaries` as albert.tasks.classification.serving.export_classifier's."""
     bounds = length_boundaries or boundaries(seq_length)
-    with open(sp_model_file, "rb") as f:
-        proto = f.read()
     num_choices = model.num_choices
-    model = float32_copy(model)
-    root = root_with_variables(model)
-    root.model = model
-    root.tokenizer = tokenizer = InGraphTokenizer(proto, do_lower_case)
+    root, model = text_root(model, sp_model_file, do_lower_case)
+    tokenizer = root.tokenizer
 
     def choose(article, question, options):
         article, question, options = checked_request(article, question, options, num_choices)

@@ -34,8 +34,7 @@ from albert.data.buckets import cut_to_bucket
 from albert.data.features import boundaries
 from albert.tasks.squad.windows import Windows, model_inputs, prediction_outputs
 from albert.export.serving import export_packed
-from albert.export.savedmodel import first_row, refuse_unless, root_with_variables, save
-from albert.model.serialization import float32_copy
+from albert.export.savedmodel import first_row, refuse_unless, save, text_root
 from albert.text.graph_tokenizer import InGraphTokenizer
 
 NO_PIECES_NULL_SCORE = 1e6  # albert.tasks.squad.predictions.nbest_answers: a question without windows
@@ -184,12 +183,8 @@ def export_squad_text(model, sp_model_file: str, do_lower_case: bool, seq_length
     version_2 = bool(model.version_2)
     beam = (model.start_n_top, model.end_n_top) if version_2 else None
     bounds = length_boundaries or boundaries(seq_length)
-    with open(sp_model_file, "rb") as f:
-        proto = f.read()
-    model = float32_copy(model)
-    root = root_with_variables(model)
-    root.model = model
-    root.tokenizer = tokenizer = InGraphTokenizer(proto, do_lower_case)
+    root, model = text_root(model, sp_model_file, do_lower_case)
+    tokenizer = root.tokenizer
     threshold = float(null_score_diff_threshold)
 
     def answer(question, context):
