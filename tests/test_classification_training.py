@@ -1,5 +1,6 @@
 """A tiny classifier learns a synthetic pair task and a regression target through the shared training loop."""
 
+import json
 import os
 import random
 
@@ -169,5 +170,21 @@ def test_a_file_named_as_the_feature_key_that_the_cache_did_not_write_stays_and_
                                  "features' key would replace it; move it, or write the features elsewhere "
                                  "(--cached_dir, --output_dir)")
     assert theirs.read_text() == '{"my": "notes"}\n' and sorted(os.listdir(cached)) == ["rte_train.tf_record.json"]
+    theirs.unlink()
+    record = cached / "rte_train.tf_record"
+    record.write_bytes(b"a record made elsewhere")  # no key of this project beside it: not written over
+    with pytest.raises(AlbertError) as caught:
+        cached_features(task, str(tmp_path), "train", tokenizer, 16, str(cached))
+    assert str(caught.value) == (f"{record}: a file this project did not write as features (no key "
+                                 "rte_train.tf_record.json beside it) is where they would go; move it, or write the "
+                                 "features elsewhere")
+    assert record.read_bytes() == b"a record made elsewhere" and sorted(os.listdir(cached)) == ["rte_train.tf_record"]
     path, _ = cached_features(task, str(tmp_path), "train", tokenizer, 16, str(tmp_path / "other"))
     assert os.path.exists(path + ".json")  # a key this module wrote: replaced when stale, as before
+    with open(path + ".json", encoding="utf-8") as f:
+        stamped = json.load(f)
+    with open(path + ".json", "w", encoding="utf-8") as f:  # as a kill while writing leaves it: the key, no size
+        json.dump(dict(stamped, record_bytes=None), f)
+    cached_features(task, str(tmp_path), "train", tokenizer, 16, str(tmp_path / "other"))  # rebuilt, not refused
+    with open(path + ".json", encoding="utf-8") as f:
+        assert json.load(f) == stamped

@@ -78,18 +78,25 @@ def refuse_rebuild(record_path: str, reason: str, resumed_run: str | None):
 
 
 def build(record_path: str, key: dict, write, resumed_run: str | None = None) -> bool:
-    """Reuse the record when it was built from `key`; else (refuse_rebuild unless) drop the old key,
-    `write(record_path)` and stamp the new key last (a kill in between leaves no key, so the next run rebuilds).
+    """Reuse the record when it was built from `key`; else (refuse_rebuild unless) mark the path as this command's
+    (the key without the record's size: a kill while writing leaves a key that matches nothing, so the next run
+    rebuilds), `write(record_path)` and stamp the whole key last. A record or a `<record>.json` there that this
+    module did not write (no key of its own beside it) is refused in one line, never written over.
     Returns True when it rebuilt."""
-    reason = stale_reason(record_path, read_key(record_path), key)
+    stored = read_key(record_path)
+    reason = stale_reason(record_path, stored, key)
     if reason is None:
         return False
     refuse_rebuild(record_path, reason, resumed_run)
-    if os.path.exists(record_path + ".json"):
-        if not is_key(read_key(record_path)):  # a file of the same name that this module did not write stays
+    if not is_key(stored):
+        if os.path.exists(record_path + ".json"):
             raise AlbertError(f"{record_path}.json: not a feature key of this project, and the features' key would "
                               "replace it; move it, or write the features elsewhere (--cached_dir, --output_dir)")
-        os.remove(record_path + ".json")
+        if os.path.exists(record_path):
+            raise AlbertError(f"{record_path}: a file this project did not write as features (no key "
+                              f"{os.path.basename(record_path)}.json beside it) is where they would go; move it, or "
+                              "write the features elsewhere")
+    write_key(record_path, dict(key, record_bytes=None))
     write(record_path)
     write_key(record_path, dict(key, record_bytes=os.path.getsize(record_path)))
     return True
