@@ -265,6 +265,10 @@ def test_bad_questions_are_one_line(v1, call, message):
     (("An article.", "Q?", ["a", "b", "c", "d"], {"max_seq_length": 4}),  # rows longer than 4: a ValueError of NumPy
      "AlbertMultipleChoice.choose: max_qa_length 2 leaves no room in max_seq_length 4 for [CLS] and two [SEP]; pass "
      "max_qa_length=1 or less, or a longer max_seq_length"),
+    # issue 72: the serving model's own refusal (albert.tasks.race.choosing), one line here too
+    ((["An article.", "Another."], ["Q1?", "Q2?"], [["a", "b", "c", "d"], ["a", " \u0301", "c", "d"]]),
+     "AlbertMultipleChoice.choose: options: row 1 has an empty option; every question takes as many options as the "
+     "model chooses among, none empty"),
 ])
 def test_bad_choices_are_one_line(chooser, args, message):
     keywords = args[3] if len(args) == 4 else {}

@@ -13,8 +13,9 @@ import types
 
 import numpy as np
 import pytest
+import tensorflow as tf
 
-from albert.tasks.pretraining.fill_mask import masked_inputs, mask_pattern, piece_word, top_k
+from albert.tasks.pretraining.fill_mask import MaskFiller, mask_pattern, piece_word
 from albert.ground.errors import AlbertError
 from albert.text.tokenization import FullTokenizer
 from tests.helpers import FIXTURES, ROOT, shared_directory
@@ -42,6 +43,20 @@ def model():
 @pytest.fixture(scope="module")
 def tokenizer():
     return FullTokenizer(None, True, SPM)
+
+
+def top_k(logits, k):
+    """The reference: logits [M,V] -> (ids [M,k], softmax probabilities [M,k]) in float64, a tie the lower id."""
+    logits = np.asarray(logits, np.float64)
+    probabilities = np.exp(logits - logits.max(-1, keepdims=True))
+    probabilities /= probabilities.sum(-1, keepdims=True)
+    ids = np.argsort(-probabilities, axis=-1, kind="stable")[:, :k]
+    return ids, np.take_along_axis(probabilities, ids, -1)
+
+
+def filler(model, tokenizer, seq_length=golden_tool.SEQ_LENGTH, max_masks=20):
+    pieces = tokenizer.convert_ids_to_tokens(range(len(tokenizer.vocab)))
+    return MaskFiller(model, model.preprocessor.tokenizer, pieces, seq_length, max_masks, "seq_length", "test")
 
 
 def per_mask(result):
@@ -83,10 +98,11 @@ def test_on_transformers_ids_the_scores_are_equal_for_every_text(model):
             np.testing.assert_allclose(row_scores, [p["score"] for p in theirs], rtol=1e-4, atol=1e-6)
 
 
-def test_the_tokenization_differs_from_transformers_only_at_the_symbols(tokenizer):
-    masked = masked_inputs(golden_tool.TEXTS, tokenizer, golden_tool.SEQ_LENGTH)
-    ours = [row[:n].tolist() for row, n in zip(masked.features["input_ids"],
-                                               masked.features["input_mask"].sum(1))]
+def test_the_tokenization_differs_from_transformers_only_at_the_symbols(model, tokenizer):
+    features, errors, _ = filler(model, tokenizer).features(tf.constant(golden_tool.TEXTS))
+    assert not any(errors.numpy())
+    ours = [row[:n].tolist() for row, n in zip(features["input_ids"].numpy(),
+                                               features["input_mask"].numpy().sum(1))]
     theirs = [case["input_ids"] for case in GOLDEN["cases"]]
     assert [i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b] == sorted(SYMBOL_CASES)
     pieces = tokenizer.convert_ids_to_tokens
@@ -113,25 +129,43 @@ def test_the_shapes_and_the_filled_sequence(model):
 def test_words_of_pieces_and_the_mask_spellings():
     assert [piece_word(p) for p in ("\u2581cat", "s", "\u2581", "[CLS]", "<unk>")] == ["cat", "s", "", "[CLS]",
                                                                                         "<unk>"]
-    vocabulary = types.SimpleNamespace(vocab={"<pad>": 0, "<mask>": 1, "mask": 2, "\u2581mask": 3, "[MASK]": 4})
-    assert mask_pattern(vocabulary).findall("a <mask> mask [MASK] [mask]") == ["<mask>", "[MASK]"]
+    assert mask_pattern(["<pad>", "<mask>", "mask", "\u2581mask", "[MASK]"]).findall("a <mask> mask [MASK] [mask]") == ["<mask>", "[MASK]"]
 
 
-def test_top_k_is_the_softmax_of_the_logits():
-    logits = np.array([[0.0, 2.0, 1.0, 2.0]])
-    ids, scores = top_k(logits, 3)
-    expected = np.exp([2.0, 2.0, 1.0]) / np.exp(logits).sum()
-    assert ids.tolist() == [[1, 3, 2]]  # a tie: the lower id first
-    np.testing.assert_allclose(scores[0], expected, rtol=1e-12)
+def test_top_k_is_the_softmax_of_the_logits(model, tokenizer):
+    """A model whose masked-LM logits are [0, 2, 1, 2] over a vocabulary of 4 pieces at every mask."""
+    logits = np.array([0.0, 2.0, 1.0, 2.0], np.float32)
+
+    class Stub:
+        config = types.SimpleNamespace(vocab_size=4)
+
+        def __call__(self, features, training):
+            shape = tf.shape(features["masked_lm_positions"])
+            return {"mlm_logits": tf.broadcast_to(logits, tf.concat([shape, [4]], 0))}
+
+    fill = MaskFiller(Stub(), model.preprocessor.tokenizer, ["<pad>", "[MASK]", "\u2581a", "b"], 32, 2,
+                      "seq_length", "test")
+    out = {k: v.numpy() for k, v in fill(tf.constant(["x [MASK] y [MASK]", "[MASK]"]), tf.constant(3)).items()}
+    expected = np.exp([2.0, 2.0, 1.0]) / np.exp(logits.astype(np.float64)).sum()
+    assert out["token_ids"].tolist() == [[[1, 3, 2]] * 2, [[1, 3, 2], [-1, -1, -1]]]  # a tie: the lower id first
+    np.testing.assert_allclose(out["scores"][0, 0], expected, rtol=1e-7)
+    assert out["token_strs"][0, 0].tolist() == [b"[MASK]", b"b", b"a"] and out["mask_counts"].tolist() == [2, 1]
+    assert out["mask_offsets"].tolist() == [[[2, 8], [11, 17]], [[0, 6], [-1, -1]]]
 
 
 @pytest.mark.parametrize("texts, arguments, message", [
-    (["a [MASK] b", "   "], {}, "fill_mask: text 2 is empty; give a text with [MASK] where a word is missing"),
-    (["no mask here"], {}, "fill_mask: text 1 ('no mask here') has no [MASK]; write [MASK] where the word to fill is"),
-    (["[MASK] [MASK] [MASK]"], {}, "fill_mask: text 1 has 3 masks, more than the 2 masked positions the model was "
-                                   "built for (max_predictions_per_seq); use at most 2"),
-    (["[MASK]" + " word" * 40], {}, "fill_mask: text 1 ('[MASK]" + " word" * 38 + " wor…') is 43 pieces with [CLS] "
-                                    "and [SEP], more than the preprocessor's seq_length 32; shorten it"),
+    (["a [MASK] b", "   "], {}, "AlbertPretrainer.fill_mask: text 2 ('   '): empty text; give a text with [MASK] "
+                                "where a word is missing"),
+    (["no mask here"], {}, "AlbertPretrainer.fill_mask: text 1 ('no mask here'): no [MASK] in the text; write [MASK] "
+                           "where the word to fill is"),
+    (["[MASK] [MASK] [MASK]"], {}, "AlbertPretrainer.fill_mask: text 1 ('[MASK] [MASK] [MASK]'): 3 masks, more than "
+                                   "the 2 masked positions the model was built for (max_predictions_per_seq); use at "
+                                   "most 2"),
+    (["[MASK]" + " word" * 40], {}, "AlbertPretrainer.fill_mask: text 1 ('[MASK]" + " word" * 38 + " wor…'): 43 "
+                                    "pieces with [CLS] and [SEP], more than the preprocessor's seq_length 32; shorten "
+                                    "the text"),
+    (["a [MASK]"] * 3 + ["no mask"], {"batch_size": 2}, "AlbertPretrainer.fill_mask: text 4 ('no mask'): no [MASK] in "
+                                                        "the text; write [MASK] where the word to fill is"),
     ([3], {}, "AlbertPretrainer.fill_mask: texts[0] is 3, not a string"),
     (["a [MASK]"], {"top_k": 0}, "AlbertPretrainer.fill_mask: top_k must be a whole number from 1 to 30000, got 0"),
     (["a [MASK]"], {"top_k": 30001}, "AlbertPretrainer.fill_mask: top_k must be a whole number from 1 to 30000, got "

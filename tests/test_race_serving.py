@@ -1,4 +1,4 @@
-"""run_race.py's serving model on raw text (albert.tasks.race.serving): its in-graph packing equals
+"""run_race.py's serving model on raw text (albert.tasks.race.serving): its in-graph packing (albert.tasks.race.choosing) equals
 albert.tasks.race.examples.convert_example's ids; after a short run, the SavedModel in its export's `text/`, loaded in a process
 that imports only tensorflow and tensorflow_text, chooses as run_race.py --do_predict did, with the Keras model's
 probabilities on the run's own feature record (1e-5) and AlbertMultipleChoice.choose's on the same strings; bad requests
@@ -45,7 +45,7 @@ def write_race(root, rng, articles):
 def test_packing_in_the_graph_equals_convert_example():
     import tensorflow as tf
 
-    from albert.tasks.race.serving import race_features
+    from albert.tasks.race.choosing import race_features
     from albert.tasks.race.examples import RaceExample, convert_example
     from albert.text.graph_tokenizer import InGraphTokenizer
     from albert.text.tokenization import FullTokenizer

@@ -128,6 +128,11 @@ def test_serving_model_tags_raw_sentences_as_the_run_did(ner_run):
     served = json.loads((tmp / "served.json").read_text())
     assert served["counts"] == [len(words[i]) for i in chosen]
     assert served["tags"] == [predicted[i] for i in chosen]
+    # the Python API runs the served computation (albert.tasks.ner.tagging) on the run's finished model
+    from albert.tasks.ner.model import AlbertTokenClassifier
+
+    model = AlbertTokenClassifier.from_pretrained(str(out))
+    assert model.predict([words[i] for i in chosen], batch_size=5) == served["tags"]
 
 
 @pytest.mark.slow

@@ -38,6 +38,18 @@ def prediction_step(model, make):
     return model.__dict__["_answer_step"]
 
 
+def graph_call(where: str, step, *inputs) -> dict:
+    """`step(*inputs)`, a raw-text computation whose bad requests the graph refuses (albert.export.savedmodel
+    .refuse_unless), with such a refusal as one AlbertError line naming `where`."""
+    try:
+        return step(*inputs)
+    except tf.errors.InvalidArgumentError as error:
+        lines = [line for line in error.message.splitlines() if line.startswith("assertion failed: [")]
+        if not lines:
+            raise
+        raise AlbertError(f"{where}: {lines[0][len('assertion failed: ['):].rstrip(']')}") from None
+
+
 def sequence_length(model, asked: int | None, default: int, where: str) -> int:
     """The asked length (checked by the caller), else the runner's default cut to the model's positions; beyond them
     an error."""

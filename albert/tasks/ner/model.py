@@ -4,6 +4,7 @@
 import collections
 
 import numpy as np
+import tensorflow as tf
 
 from albert.config import AlbertConfig
 from albert.ground import arguments
@@ -12,7 +13,9 @@ from albert.model import heads
 from albert.model.encoder import AlbertEncoder
 from albert.model.serialization import register
 from albert.model.task_model import TaskModel
-from albert.tasks.ner.windows import padded, sentence_windows, word_tags
+from albert.data.features import step_boundaries
+from albert.tasks.ner.tagging import tagger
+from albert.tasks.ner.windows import padded, sentence_windows, unknown_id
 from albert.text.tokenization import FullTokenizer
 
 
@@ -53,11 +56,9 @@ class AlbertTokenClassifier(TaskModel):
         self._require_preprocessor()
         p = self.preprocessor
         tokenizer = FullTokenizer(None, p.do_lower_case, p.spm_model_file)
-        names = list(self.labels) if self.labels is not None else list(range(self.num_labels))
+        names = self._names()
         rows = [_Words(tuple(words), None if tags is None else tuple(tags[i])) for i, words in enumerate(sentences)]
-        stride = arguments.whole(type(self).__name__, "doc_stride", self.doc_stride, 1, optional=True)
-        stride = max(1, (p.seq_length - 2) // 2) if stride is None else stride
-        windows = sentence_windows(rows, tokenizer, names, p.seq_length, stride)
+        windows = sentence_windows(rows, tokenizer, names, p.seq_length, self._stride())
         return rows, names, windows, padded(windows, p.seq_length)
 
     def fit(self, x=None, y=None, **kwargs):
@@ -80,7 +81,8 @@ class AlbertTokenClassifier(TaskModel):
 
     def predict(self, x, batch_size=None, **kwargs):
         """Keras predict; on a list of sentences (each a list of words) one tag per word (names when `labels` is set,
-        else ids), each word read at its first piece in the window where it has the most context; no sentences: []."""
+        else ids), each word read at its first piece in the window where it has the most context -- the serving
+        model's computation (albert.tasks.ner.tagging), `batch_size` sentences at a time; no sentences: []."""
         if isinstance(x, (list, tuple)) and x and isinstance(x[0], str):
             raise AlbertError(f"{type(self).__name__}.predict: x[0] is the string {shown(x[0])}, not a sentence as a "
                               "list of words; pass [text.split() for text in texts] (one tag per word comes back)")
@@ -89,9 +91,39 @@ class AlbertTokenClassifier(TaskModel):
         where = f"{type(self).__name__}.predict"
         x = arguments.text_lists(where, "x", x)  # sentences of words: each word a string
         batch_size = arguments.whole(where, "batch_size", batch_size, 1, optional=True)
+        unknown = sorted(set(kwargs) - {"verbose"})
+        if unknown:
+            raise AlbertError(f"{where}: on lists of words it takes batch_size (and verbose), not "
+                              f"{', '.join(unknown)}; pass feature arrays for Keras' other arguments")
         if not x:
             return []
-        rows, names, windows, arrays = self._windows(x)
-        del arrays["tag_ids"]
-        logits = super().predict(arrays, batch_size=batch_size, **kwargs)
-        return word_tags(windows, np.asarray(logits).argmax(-1), rows, names)
+        tag_words, names = self._word_tagger(), self._names()
+        tags, batch = [], batch_size or 32
+        for start in range(0, len(x), batch):
+            ids = tag_words(tf.ragged.constant([list(words) for words in x[start:start + batch]], tf.string,
+                                               ragged_rank=1, row_splits_dtype=tf.int64))
+            tags += [[names[i] for i in row] for row in ids.to_list()]
+        return tags
+
+    def _names(self) -> list:
+        return list(self.labels) if self.labels is not None else list(range(self.num_labels))
+
+    def _stride(self) -> int:
+        stride = arguments.whole(type(self).__name__, "doc_stride", self.doc_stride, 1, optional=True)
+        return max(1, (self.preprocessor.seq_length - 2) // 2) if stride is None else stride
+
+    def _word_tagger(self):
+        """albert.tasks.ner.tagging.tagger on this model and its preprocessor's tokenizer, traced once per
+        preprocessor and doc_stride (out of Keras' attribute tracking)."""
+        self._require_preprocessor()
+        p, stride = self.preprocessor, self._stride()
+        key = (id(p), p.seq_length, stride)
+        kept = self.__dict__.get("_tag_words")
+        if kept is None or kept[0] != key:
+            unk = unknown_id(FullTokenizer(None, p.do_lower_case, p.spm_model_file))
+            tag_words = tagger(self, p.tokenizer, unk, p.seq_length, stride, step_boundaries(p.seq_length))
+            step = tf.function(tag_words, input_signature=[tf.RaggedTensorSpec([None, None], tf.string, 1,
+                                                                               tf.int64)])
+            kept = (key, step)
+            object.__setattr__(self, "_tag_words", kept)
+        return kept[1]

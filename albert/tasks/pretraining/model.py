@@ -2,15 +2,17 @@
 """
 
 import numpy as np
+import tensorflow as tf
 from keras import ops
 
 from albert.config import AlbertConfig
 from albert.ground import arguments
+from albert.ground.errors import AlbertError, shown
 from albert.model import heads
 from albert.model.encoder import AlbertEncoder
 from albert.model.serialization import register
 from albert.model.task_model import TaskModel
-from albert.tasks.pretraining.fill_mask import masked_inputs, MAX_MASKS, predictions
+from albert.tasks.pretraining.fill_mask import as_predictions, MaskFiller, MAX_MASKS
 from albert.text.tokenization import FullTokenizer
 
 
@@ -57,19 +59,40 @@ class AlbertPretrainer(TaskModel):
         """The words the masked-LM head puts at each `[MASK]` of raw texts, as transformers' `pipeline("fill-mask")`:
         for a text with one mask, a list of `top_k` dicts `{"score", "token", "token_str", "sequence"}` (softmax
         probability over the vocabulary, the piece's id, its word, the text with the mask filled); for a text with
-        several masks, one such list per mask; a list of texts gives a list of those
-        (albert.tasks.pretraining.fill_mask)."""
+        several masks, one such list per mask; a list of texts gives a list of those. The computation is the
+        fill-mask SavedModel's (albert.tasks.pretraining.fill_mask.MaskFiller), on this model as it is."""
         where = f"{type(self).__name__}.fill_mask"
         texts, single = arguments.texts(where, "texts", texts)
         batch_size = arguments.whole(where, "batch_size", batch_size, 1)
         self._require_preprocessor()
-        p = self.preprocessor
-        tokenizer = FullTokenizer(None, p.do_lower_case, p.spm_model_file)
-        top_k = arguments.whole(where, "top_k", top_k, 1, maximum=len(tokenizer.vocab))
+        fill, vocabulary = self._mask_filler()
+        top_k = arguments.whole(where, "top_k", top_k, 1, maximum=vocabulary)
         if not texts:
             return []
-        masked = masked_inputs(texts, tokenizer, p.seq_length, self.max_predictions_per_seq, top_k)
-        logits = [np.asarray(self({k: v[start:start + batch_size] for k, v in masked.features.items()},
-                                  training=False)["mlm_logits"]) for start in range(0, len(texts), batch_size)]
-        answers = predictions(texts, masked, np.concatenate(logits), top_k, tokenizer)
-        return answers[0] if single else answers
+        outputs = []
+        for start in range(0, len(texts), batch_size):
+            chunk = texts[start:start + batch_size]
+            found = {k: v.numpy() for k, v in fill(tf.constant(chunk), tf.constant(top_k, tf.int32)).items()}
+            for number, error in enumerate(found["errors"], start + 1):
+                if error:
+                    raise AlbertError(f"{where}: text {number} ({shown(texts[number - 1])}): {error.decode()}")
+            found["token_strs"] = np.char.decode(found["token_strs"].astype(bytes), "utf-8")
+            outputs += as_predictions(chunk, found)
+        return outputs[0] if single else outputs
+
+    def _mask_filler(self) -> tuple:
+        """(MaskFiller of this model and its preprocessor as a tf.function traced once, the vocabulary's size),
+        kept per preprocessor and max_predictions_per_seq (out of Keras' attribute tracking)."""
+        p, most = self.preprocessor, int(self.max_predictions_per_seq)
+        key = (id(p), p.seq_length, most)
+        kept = self.__dict__.get("_fill_mask")
+        if kept is None or kept[0] != key:
+            tokenizer = FullTokenizer(None, p.do_lower_case, p.spm_model_file)
+            pieces = tokenizer.convert_ids_to_tokens(range(len(tokenizer.vocab)))
+            filler = MaskFiller(self, p.tokenizer, pieces, p.seq_length, most, "the preprocessor's seq_length",
+                                f"{type(self).__name__}.fill_mask")
+            step = tf.function(filler, input_signature=[tf.TensorSpec([None], tf.string),
+                                                        tf.TensorSpec([], tf.int32)])
+            kept = (key, step, len(pieces))
+            object.__setattr__(self, "_fill_mask", kept)
+        return kept[1], kept[2]

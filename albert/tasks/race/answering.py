@@ -1,16 +1,15 @@
-"""Choices on raw strings: `AlbertMultipleChoice.choose`, with run_race.py's rows (albert.tasks.race.rows) batched
-as its prediction batches them, so a choice here is the runner's on the same model and text.
+"""Choices on raw strings: `AlbertMultipleChoice.choose`, the arguments checked here and the computation the serving
+model runs (albert.tasks.race.choosing), so a choice here is the served one on the same model and text.
 """
 
-import numpy as np
 import tensorflow as tf
 
-from albert.data.buckets import in_original_order
-from albert.data.features import PACKED_INPUTS
+from albert.data.features import step_boundaries
 from albert.ground import arguments
 from albert.ground.errors import AlbertError
-from albert.model.task_model import length_batches, prediction_step, python_tokenizer, sequence_length
-from albert.tasks.race.rows import choice_rows, default_max_qa_length
+from albert.model.task_model import graph_call, sequence_length
+from albert.tasks.race.choosing import chooser
+from albert.tasks.race.rows import default_max_qa_length
 
 
 RACE_MAX_SEQ_LENGTH = 512  # run_race.py's default (albert.tasks.race.settings.RaceRun; a test holds them equal)
@@ -52,24 +51,32 @@ def race_choices(model, articles, questions, options, max_seq_length: int | None
     batch_size = arguments.whole(where, "batch_size", batch_size, 1)
     if not questions:
         return []
-    tokenizer = python_tokenizer(model)
+    model._require_preprocessor()
     length = sequence_length(model, max_seq_length, RACE_MAX_SEQ_LENGTH, where)
     qa_length = default_max_qa_length(length) if qa_length is None else qa_length
     if qa_length > length - 3:
         raise AlbertError(f"{where}: max_qa_length {qa_length} leaves no room in max_seq_length {length} for [CLS] "
                           f"and two [SEP]; pass max_qa_length={max(1, length - 3)} or less, or a longer "
                           "max_seq_length")
-    packed = [choice_rows(a, q, o, tokenizer, length, qa_length) for a, q, o in zip(articles, questions, options)]
-    rows = {k: [p[k] for p in packed] for k in PACKED_INPUTS}
-    step = prediction_step(model, lambda: tf.function(lambda inputs: model(inputs, training=False),
-                                                      reduce_retracing=True))
-    positions, logits = [], []
-    for batch in length_batches(rows, batch_size, length):
-        logits.append(step({k: batch[k] for k in PACKED_INPUTS}).numpy())
-        positions.append(batch["position"].numpy())
-    logits = in_original_order(positions, logits).astype(np.float64)
-    probabilities = np.exp(logits - logits.max(-1, keepdims=True))
-    probabilities /= probabilities.sum(-1, keepdims=True)
-    chosen = [{"index": int(row.argmax()), "option": choices[int(row.argmax())], "probabilities": row.tolist()}
-              for row, choices in zip(probabilities, options)]
+    choose = _choice_step(model, length, qa_length)
+    chosen = []
+    for start in range(0, len(questions), batch_size):
+        end = start + batch_size
+        found = graph_call(where, choose, tf.constant(articles[start:end]), tf.constant(questions[start:end]),
+                           tf.constant(options[start:end]))
+        for row, picked, choices in zip(found["probabilities"].numpy(), found["choice"].numpy(), options[start:end]):
+            chosen.append({"index": int(picked), "option": choices[int(picked)], "probabilities": row.tolist()})
     return chosen[0] if single else chosen
+
+
+def _choice_step(model, length: int, qa_length: int):
+    """albert.tasks.race.choosing.choices on this model and its preprocessor's tokenizer, traced once per lengths."""
+    key = (id(model.preprocessor), length, qa_length)
+    kept = model.__dict__.get("_choice_step")
+    if kept is None or kept[0] != key:
+        step = tf.function(chooser(model, model.preprocessor.tokenizer, length, qa_length, step_boundaries(length)),
+                           input_signature=[tf.TensorSpec([None], tf.string), tf.TensorSpec([None], tf.string),
+                                            tf.TensorSpec([None, None], tf.string)])
+        kept = (key, step)
+        object.__setattr__(model, "_choice_step", kept)
+    return kept[1]
